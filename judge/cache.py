@@ -1,0 +1,102 @@
+"""Content-addressed reply cache in SQLite (WAL), safe for many coroutines and processes.
+
+The key hashes everything that determines a reply, including the *sample index*: repeat runs
+1..K of one request are distinct entries, each reproducible. Each entry is one row written in one
+transaction, so a crash leaves either the whole row or nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from judge.types import Completion, LLMRequest
+
+KEY_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS replies (
+    key TEXT PRIMARY KEY,
+    provider_model TEXT NOT NULL,
+    text TEXT NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    cached_input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    latency_s REAL NOT NULL,
+    created_at REAL NOT NULL
+)
+"""
+
+
+@lru_cache(maxsize=256)
+def _schema_of(response_model: type[BaseModel]) -> dict:
+    return response_model.model_json_schema()
+
+
+def request_key(spec: str, request: LLMRequest) -> str:
+    """Stable hash of provider:model, messages, schema, options and sample index."""
+    payload = {
+        "v": KEY_VERSION,
+        "model": spec,
+        "messages": [[m.role, m.content] for m in request.messages],
+        "schema": _schema_of(request.response_model) if request.response_model else None,
+        "options": request.options.model_dump(),
+        "sample": request.sample_index,
+    }
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class ReplyCache:
+    """Synchronous SQLite calls from the event loop: each is a sub-millisecond local write,
+    cheaper than a thread hop, and keeping one connection on one thread avoids locking."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(_SCHEMA)
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: str) -> Completion | None:
+        row = self._db.execute(
+            "SELECT text, input_tokens, cached_input_tokens, output_tokens, latency_s "
+            "FROM replies WHERE key = ?",
+            (key,),
+        ).fetchone()
+        if row is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        return Completion(*row)
+
+    def put(self, key: str, spec: str, completion: Completion) -> None:
+        """First writer wins: two identical in-flight requests store one row."""
+        self._db.execute(
+            "INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                key,
+                spec,
+                completion.text,
+                completion.input_tokens,
+                completion.cached_input_tokens,
+                completion.output_tokens,
+                completion.latency_s,
+                time.time(),
+            ),
+        )
+
+    def __len__(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,170 @@
+"""The LLM client every stage uses: cache, retries, validation with one repair, cost ledger.
+
+Stages never talk to a provider directly. `LLMClient.model("openai:gpt-4.1-mini")` returns a
+handle whose `complete()` does the whole dance for one logical request and always returns an
+`LLMResult` (ok or unparsed), raising only `LLMError` for calls that failed for good.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from judge.cache import ReplyCache, request_key
+from judge.config import LLMSettings
+from judge.pricing import Ledger, PriceTable, cost_usd, load_prices
+from judge.providers import create_provider
+from judge.retry import call_with_retry
+from judge.runner import Outcome, run_bounded
+from judge.structured import repair_messages, validate_reply
+from judge.types import Completion, GenerationOptions, LLMRequest, LLMResult, Message, Usage
+
+ItemT = TypeVar("ItemT")
+T = TypeVar("T")
+
+
+class LLMClient:
+    """Shared state of one run: settings, providers, the cache, prices and the ledger."""
+
+    def __init__(self, settings: LLMSettings, use_cache: bool | None = None) -> None:
+        self.settings = settings
+        enabled = settings.cache_enabled if use_cache is None else use_cache
+        self.cache = ReplyCache(settings.cache_path) if enabled else None
+        prices_path = Path(settings.prices_path) if settings.prices_path else None
+        self.prices: PriceTable = load_prices(prices_path)
+        self.ledger = Ledger()
+        self._models: dict[str, ModelClient] = {}
+
+    def model(self, spec: str) -> ModelClient:
+        """A handle for `provider:model`; fails at once on a missing key or unknown provider."""
+        if spec not in self._models:
+            self._models[spec] = ModelClient(self, spec)
+        return self._models[spec]
+
+    async def map(
+        self,
+        items: Iterable[ItemT],
+        fn: Callable[[ItemT], Awaitable[T]],
+        on_result: Callable[[Outcome[T]], object] | None = None,
+    ) -> list[Outcome[T]]:
+        """Run `fn` over items with the configured concurrency and request rate."""
+        return await run_bounded(
+            items,
+            fn,
+            concurrency=self.settings.concurrency,
+            requests_per_minute=self.settings.requests_per_minute,
+            on_result=on_result,
+        )
+
+    async def aclose(self) -> None:
+        """Close SDK connection pools inside the event loop that opened them, then the cache."""
+        for handle in self._models.values():
+            closer = getattr(handle.provider, "aclose", None)
+            if closer is not None:
+                await closer()
+        self._models.clear()
+        if self.cache is not None:
+            self.cache.close()
+
+    async def __aenter__(self) -> LLMClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class ModelClient:
+    def __init__(self, client: LLMClient, spec: str) -> None:
+        self._client = client
+        self.provider = create_provider(spec, client.settings)
+        self.spec = f"{self.provider.name}:{self.provider.model}"
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        response_model: type[BaseModel] | None = None,
+        options: GenerationOptions | None = None,
+        sample_index: int = 0,
+    ) -> LLMResult:
+        request = LLMRequest(
+            messages=tuple(messages),
+            response_model=response_model,
+            options=options or self._client.settings.generation,
+            sample_index=sample_index,
+        )
+        completion, usage = await self._call(request)
+        if response_model is None:
+            return LLMResult(status="ok", text=completion.text, usage=usage)
+        return await self._validated(request, completion, usage)
+
+    async def _validated(
+        self, request: LLMRequest, completion: Completion, usage: Usage
+    ) -> LLMResult:
+        """Validate; on failure send exactly one repair request, then give up as unparsed."""
+        model = request.response_model
+        parsed, reason = validate_reply(model, completion.text)
+        if parsed is not None:
+            return LLMResult(status="ok", text=completion.text, parsed=parsed, usage=usage)
+        repair = LLMRequest(
+            messages=repair_messages(request.messages, completion.text, reason),
+            response_model=model,
+            options=request.options,
+            sample_index=request.sample_index,
+        )
+        second, more = await self._call(repair)
+        parsed, second_reason = validate_reply(model, second.text)
+        usage = usage + more
+        if parsed is not None:
+            return LLMResult(
+                status="ok", text=second.text, parsed=parsed, repaired=True, usage=usage
+            )
+        return LLMResult(
+            status="unparsed",
+            text=second.text,
+            reason=f"invalid reply after one repair: {second_reason}",
+            repaired=True,
+            usage=usage,
+        )
+
+    async def _call(self, request: LLMRequest) -> tuple[Completion, Usage]:
+        cache = self._client.cache
+        key = request_key(self.spec, request) if cache is not None else ""
+        cached = cache.get(key) if cache is not None else None
+        if cached is not None:
+            usage = self._usage(cached, cost=0.0, cache_hit=True)
+        else:
+
+            async def attempt() -> Completion:
+                return await self.provider.complete(
+                    list(request.messages), request.response_model, request.options
+                )
+
+            cached = await call_with_retry(self._client.settings.retry, attempt)
+            if cache is not None:
+                cache.put(key, self.spec, cached)
+            usage = self._usage(cached, cost=self._cost(cached), cache_hit=False)
+        self._client.ledger.add(usage)
+        return cached, usage
+
+    def _cost(self, completion: Completion) -> float | None:
+        return cost_usd(
+            self._client.prices,
+            self.spec,
+            completion.input_tokens,
+            completion.cached_input_tokens,
+            completion.output_tokens,
+        )
+
+    def _usage(self, completion: Completion, cost: float | None, cache_hit: bool) -> Usage:
+        return Usage(
+            model=self.spec,
+            input_tokens=completion.input_tokens,
+            cached_input_tokens=completion.cached_input_tokens,
+            output_tokens=completion.output_tokens,
+            cost_usd=cost,
+            latency_s=0.0 if cache_hit else completion.latency_s,
+            cache_hits=int(cache_hit),
+        )

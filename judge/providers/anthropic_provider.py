@@ -1,0 +1,105 @@
+"""Anthropic through the official SDK's Messages API.
+
+Structured output uses the API's native JSON-schema output format (`output_config.format`) by
+default; `structured: tool` forces a single tool call whose input schema is the reply model, for
+models or gateways that lack native structured output.
+
+No sampling options are sent: API version 2026-10-21 (the default of SDK 2.x) rejects
+`temperature`, `top_p` and `top_k` on every model, so repeat runs differ by the model's own
+sampling, and the sample index keeps them apart in the cache.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import anthropic
+from pydantic import BaseModel
+
+from judge.config import ProviderSettings
+from judge.providers.errors import translate_sdk_error
+from judge.providers.keys import resolve_api_key
+from judge.types import Completion, GenerationOptions, Message
+
+REPLY_TOOL = "reply"
+
+
+class AnthropicProvider:
+    def __init__(self, name: str, model: str, settings: ProviderSettings) -> None:
+        self.name = name
+        self.model = model
+        self.structured = settings.structured
+        self._client = anthropic.AsyncAnthropic(
+            api_key=resolve_api_key(name, settings, "ANTHROPIC_API_KEY"),
+            base_url=settings.base_url,
+            timeout=settings.timeout_s,
+            max_retries=0,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    async def complete(
+        self,
+        messages: list[Message],
+        response_model: type[BaseModel] | None,
+        options: GenerationOptions,
+    ) -> Completion:
+        body = request_body(self.model, messages, response_model, options, self.structured)
+        started = time.perf_counter()
+        try:
+            response = await self._client.messages.create(**body)
+        except (anthropic.AnthropicError, json.JSONDecodeError) as exc:
+            raise translate_sdk_error(exc, anthropic, f"{self.name}:{self.model}") or exc from exc
+        return _completion(response, time.perf_counter() - started)
+
+
+def request_body(
+    model: str,
+    messages: list[Message],
+    response_model: type[BaseModel] | None,
+    options: GenerationOptions,
+    structured: str = "json_schema",
+) -> dict:
+    """The Messages API body: system text apart, the rest as alternating turns."""
+    system = "\n\n".join(m.content for m in messages if m.role == "system")
+    body: dict = {
+        "model": model,
+        "max_tokens": options.max_output_tokens,
+        "messages": [m.model_dump() for m in messages if m.role != "system"],
+    }
+    if system:
+        body["system"] = system
+    if response_model is not None:
+        body.update(_structured(response_model, structured))
+    return body
+
+
+def _structured(response_model: type[BaseModel], mode: str) -> dict:
+    schema = anthropic.transform_schema(response_model)
+    if mode == "tool":
+        tool = {"name": REPLY_TOOL, "description": "Give your reply.", "input_schema": schema}
+        return {"tools": [tool], "tool_choice": {"type": "tool", "name": REPLY_TOOL}}
+    return {"output_config": {"format": {"type": "json_schema", "schema": schema}}}
+
+
+def _reply_text(response) -> str:
+    """Text blocks joined, or the forced tool call's input as JSON."""
+    for block in response.content:
+        if block.type == "tool_use" and block.name == REPLY_TOOL:
+            return json.dumps(block.input)
+    return "".join(block.text for block in response.content if block.type == "text")
+
+
+def _completion(response, latency_s: float) -> Completion:
+    usage = response.usage
+    cached = usage.cache_read_input_tokens or 0
+    written = usage.cache_creation_input_tokens or 0
+    return Completion(
+        text=_reply_text(response),
+        input_tokens=usage.input_tokens + cached + written,
+        cached_input_tokens=cached,
+        output_tokens=usage.output_tokens,
+        latency_s=latency_s,
+    )

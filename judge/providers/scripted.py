@@ -1,0 +1,127 @@
+"""The scripted test double, selectable like any provider as `scripted:NAME`.
+
+It answers from a queue of replies or from a callable, records every request it was sent, and
+raises a clear error when its script runs out. Tests install a script under a name with
+`install_script`; a JSONL script file can also be named in the config (`providers.scripted.script`).
+Its replies are whatever the script says: they are never a measurement of any model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from judge.config import ProviderSettings
+from judge.types import Completion, ConfigError, GenerationOptions, Message, PermanentError
+
+
+@dataclass(frozen=True)
+class ScriptedCall:
+    """One request as the scripted provider saw it."""
+
+    model: str
+    messages: list[Message]
+    response_model: type[BaseModel] | None
+    options: GenerationOptions
+
+    @property
+    def prompt(self) -> str:
+        return "\n".join(m.content for m in self.messages)
+
+
+Reply = str | dict | list | BaseModel | Exception
+Responder = Callable[[ScriptedCall], Reply]
+
+
+class ScriptExhaustedError(PermanentError):
+    """The script has no reply left; a test asked for more calls than it planned."""
+
+
+class Script:
+    """Replies in order, or computed by a callable, plus the record of every call."""
+
+    def __init__(self, replies: Iterable[Reply] | Responder) -> None:
+        self._responder = replies if callable(replies) else None
+        self._queue: deque[Reply] = deque() if callable(replies) else deque(replies)
+        self.calls: list[ScriptedCall] = []
+
+    def next_reply(self, call: ScriptedCall) -> Reply:
+        self.calls.append(call)
+        if self._responder is not None:
+            return self._responder(call)
+        if not self._queue:
+            raise ScriptExhaustedError(
+                f"scripted:{call.model}: script ran out after {len(self.calls) - 1} replies"
+            )
+        return self._queue.popleft()
+
+
+_scripts: dict[str, Script] = {}
+
+
+def install_script(name: str, replies: Iterable[Reply] | Responder) -> Script:
+    """Make `scripted:NAME` answer with this script; returns it so a test can read `.calls`."""
+    script = Script(replies)
+    _scripts[name] = script
+    return script
+
+
+def load_script_file(path: Path) -> Script:
+    """One reply per line: a JSON string is sent as raw text, anything else as its JSON."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        replies = [json.loads(line) for line in lines if line.strip()]
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"cannot read scripted replies from {path}: {exc}") from exc
+    return Script(replies)
+
+
+def _render(reply: Reply) -> str:
+    if isinstance(reply, Exception):
+        raise reply
+    if isinstance(reply, BaseModel):
+        return reply.model_dump_json()
+    return reply if isinstance(reply, str) else json.dumps(reply)
+
+
+def _estimate_tokens(text: str) -> int:
+    """About four characters a token; enough for cost arithmetic in tests."""
+    return (len(text) + 3) // 4
+
+
+class ScriptedProvider:
+    def __init__(self, name: str, model: str, settings: ProviderSettings) -> None:
+        self.name = name
+        self.model = model
+        self.script = self._find_script(model, settings)
+
+    @staticmethod
+    def _find_script(model: str, settings: ProviderSettings) -> Script:
+        if model in _scripts:
+            return _scripts[model]
+        if settings.script:
+            return load_script_file(Path(settings.script))
+        raise ConfigError(
+            f"no script installed for scripted:{model}; the scripted provider is a test double "
+            "(install one with judge.providers.scripted.install_script, or set "
+            "providers.scripted.script)"
+        )
+
+    async def complete(
+        self,
+        messages: list[Message],
+        response_model: type[BaseModel] | None,
+        options: GenerationOptions,
+    ) -> Completion:
+        call = ScriptedCall(self.model, list(messages), response_model, options)
+        text = _render(self.script.next_reply(call))
+        return Completion(
+            text=text,
+            input_tokens=_estimate_tokens(call.prompt),
+            output_tokens=_estimate_tokens(text),
+        )

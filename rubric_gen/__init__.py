@@ -1,0 +1,1 @@
+"""Rubric generation and linting; depends on `judge`, never the reverse."""
