@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 
 from judge.runner import RateLimiter, run_bounded
@@ -60,7 +61,7 @@ async def test_rate_limiter_spaces_request_starts():
         starts.append(time.monotonic())
 
     await run_bounded(range(4), work, concurrency=4, requests_per_minute=600)  # one per 0.1 s
-    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(starts)]
     assert len(starts) == 4
     assert all(gap >= 0.09 for gap in gaps)
 

@@ -60,5 +60,5 @@ def test_unknown_script_and_bad_file_are_clear_errors(tmp_path):
         create_provider("scripted:ghost", LLMSettings())
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{not json\n")
-    with pytest.raises(ConfigError, match="bad.jsonl"):
+    with pytest.raises(ConfigError, match=r"bad\.jsonl"):
         load_script_file(bad)

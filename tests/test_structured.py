@@ -65,8 +65,10 @@ def test_repair_conversation_appends_reply_and_reason():
 
 async def test_unparsed_after_repair_keeps_raw_text(make_client):
     script = install_script("bad-twice", ["nope", '{"answer": "perhaps"}'])
-    result = await make_client().model("scripted:bad-twice").complete(
-        [Message(role="user", content="q")], Answer
+    result = (
+        await make_client()
+        .model("scripted:bad-twice")
+        .complete([Message(role="user", content="q")], Answer)
     )
     assert result.status == "unparsed"
     assert result.text == '{"answer": "perhaps"}'
@@ -77,7 +79,7 @@ async def test_unparsed_after_repair_keeps_raw_text(make_client):
 
 async def test_plain_text_requests_skip_validation(make_client):
     install_script("plain", ["just text"])
-    result = await make_client().model("scripted:plain").complete(
-        [Message(role="user", content="q")]
+    result = (
+        await make_client().model("scripted:plain").complete([Message(role="user", content="q")])
     )
     assert (result.status, result.text, result.parsed) == ("ok", "just text", None)

@@ -60,8 +60,8 @@ async def test_openai_request_asks_for_strict_json_schema(http_settings, server,
 
 async def test_anthropic_request_uses_native_output_format(http_settings, server, make_client):
     server.script(Step(text=GOOD))
-    await make_client(http_settings).model("anthropic:claude-sonnet-4-6").complete(
-        MESSAGES, Verdict
+    await (
+        make_client(http_settings).model("anthropic:claude-sonnet-4-6").complete(MESSAGES, Verdict)
     )
     body = server.requests[0].body
     assert body["system"] == "You are a careful reviewer."
@@ -77,8 +77,8 @@ async def test_anthropic_tool_mode_forces_the_reply_tool(
     providers["anthropic"] = ProviderSettings(base_url=server.url, structured="tool")
     tool_settings = http_settings.model_copy(update={"providers": providers})
     server.script(Step(text=GOOD))
-    result = await make_client(tool_settings).model("anthropic:claude-x").complete(
-        MESSAGES, Verdict
+    result = (
+        await make_client(tool_settings).model("anthropic:claude-x").complete(MESSAGES, Verdict)
     )
     body = server.requests[0].body
     assert body["tool_choice"] == {"type": "tool", "name": "reply"}
@@ -189,8 +189,8 @@ async def test_cached_input_tokens_are_reported(http_settings, server, make_clie
     server.cached_tokens = 7
     result = await make_client(http_settings).model("openai:gpt-4.1-mini").complete(MESSAGES)
     assert result.usage.cached_input_tokens == 7
-    anthropic = await make_client(http_settings).model("anthropic:claude-haiku-4-5").complete(
-        MESSAGES
+    anthropic = (
+        await make_client(http_settings).model("anthropic:claude-haiku-4-5").complete(MESSAGES)
     )
     assert anthropic.usage.cached_input_tokens == 7
     assert anthropic.usage.input_tokens > 7  # fresh plus cached prompt tokens
