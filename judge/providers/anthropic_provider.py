@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import time
+from functools import lru_cache
 
 import anthropic
 from pydantic import BaseModel
@@ -76,7 +77,9 @@ def request_body(
     return body
 
 
+@lru_cache(maxsize=64)
 def _structured(response_model: type[BaseModel], mode: str) -> dict:
+    """Built once per reply type and mode: the schema walk is the costly part of a request."""
     schema = anthropic.transform_schema(response_model)
     if mode == "tool":
         tool = {"name": REPLY_TOOL, "description": "Give your reply.", "input_schema": schema}

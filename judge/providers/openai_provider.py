@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from functools import lru_cache
 
 import openai
 from openai.lib._parsing import type_to_response_format_param
@@ -66,8 +67,14 @@ def request_body(
     if options.seed is not None:
         body["seed"] = options.seed
     if response_model is not None:
-        body["response_format"] = type_to_response_format_param(response_model)
+        body["response_format"] = _response_format(response_model)
     return body
+
+
+@lru_cache(maxsize=64)
+def _response_format(response_model: type[BaseModel]) -> dict:
+    """Building a strict schema walks the whole model: do it once per reply type."""
+    return type_to_response_format_param(response_model)
 
 
 def _completion(response, latency_s: float) -> Completion:
