@@ -1,4 +1,8 @@
-"""The `rubric-judge` command line: each command parses options, calls one function, prints."""
+"""The `rubric-judge` command line: each command parses options, calls one function, prints.
+
+This module is the composition root: it alone reaches into `rubric_gen` and `validation`, and
+only inside the commands that need them, so the rest of `judge` never depends on them.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +15,10 @@ from rich.console import Console
 from rich.table import Table
 
 from judge import __version__
-from judge.config import load_settings
+from judge.config import AppSettings, load_app_settings, load_settings
 from judge.llm_checks import PingReply, ping, provider_status
+from judge.progress import ledger_line, progress_bar
+from judge.records import ErrorRecord, RecordError
 from judge.types import ConfigError, LLMError
 
 app = typer.Typer(help="Score code patches without running them.", no_args_is_help=True)
@@ -21,7 +27,25 @@ app.add_typer(llm_app, name="llm")
 console = Console()
 
 ConfigOption = Annotated[
-    Path | None, typer.Option("--config", help="YAML settings file (see configs/default.yaml).")
+    Path | None,
+    typer.Option(
+        "--config",
+        help="YAML settings file (see configs/default.yaml).",
+        rich_help_panel="Settings",
+    ),
+]
+NoCacheOption = Annotated[
+    bool,
+    typer.Option("--no-cache", help="Bypass the reply cache.", rich_help_panel="Settings"),
+]
+ConcurrencyOption = Annotated[
+    int | None,
+    typer.Option(
+        "--concurrency", help="Requests in flight (default 8).", rich_help_panel="Settings"
+    ),
+]
+SplitOption = Annotated[
+    str, typer.Option("--split", help="Split of a Hugging Face dataset.", rich_help_panel="Input")
 ]
 
 
@@ -38,6 +62,145 @@ def main(
     if version:
         console.print(f"rubric-judge {__version__}")
         raise typer.Exit()
+
+
+def _settings(config: Path | None, concurrency: int | None = None) -> AppSettings:
+    try:
+        return load_app_settings(config, concurrency=concurrency)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from exc
+
+
+def _print_errors(errors: list[ErrorRecord], limit: int = 20) -> None:
+    for error in errors[:limit]:
+        console.print(f"[yellow]skipped[/yellow] {error.record}: {error.reason}", highlight=False)
+    if len(errors) > limit:
+        console.print(f"… and {len(errors) - limit} more", highlight=False)
+
+
+@app.command("rubrics")
+def rubrics_command(
+    tasks: Annotated[
+        str, typer.Argument(help="Tasks: .jsonl/.json/.parquet, a saved dataset or a hub id.")
+    ],
+    generator: Annotated[
+        str,
+        typer.Option(
+            "--generator", help="provider:model that writes the rubrics.", rich_help_panel="Model"
+        ),
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", help="Rubrics JSONL (appended to).", rich_help_panel="Output")
+    ],
+    repos_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--repos-dir", help="Local git clones for repository context.", rich_help_panel="Input"
+        ),
+    ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="Regenerate tasks that already have a rubric.", rich_help_panel="Output"
+        ),
+    ] = False,
+    split: SplitOption = "test",
+    config: ConfigOption = None,
+    no_cache: NoCacheOption = False,
+    concurrency: ConcurrencyOption = None,
+) -> None:
+    """Generate and freeze one rubric per task, before any candidate is judged."""
+    from rubric_gen.run import RubricJob, generate_rubrics
+
+    settings = _settings(config, concurrency)
+    job = RubricJob(
+        tasks=tasks, generator=generator, out=out, repos_dir=repos_dir, force=force, split=split
+    )
+    try:
+        with progress_bar(console, "rubrics") as update:
+            summary = asyncio.run(generate_rubrics(job, settings, not no_cache, update))
+    except (ConfigError, RecordError) as exc:
+        raise _fail(str(exc)) from exc
+    _print_errors(summary.errors)
+    for note in summary.notes[:20]:
+        console.print(f"note: {note}", highlight=False)
+    console.print(
+        f"rubrics: {summary.generated} generated, {summary.skipped_existing} already frozen, "
+        f"{len(summary.errors)} failed → {out} · {ledger_line(summary.ledger)}",
+        highlight=False,
+    )
+
+
+@app.command("score")
+def score_command(
+    tasks: Annotated[
+        str, typer.Argument(help="Tasks: .jsonl/.json/.parquet, a saved dataset or a hub id.")
+    ],
+    candidates: Annotated[str, typer.Argument(help="Candidate patches (JSONL).")],
+    rubrics: Annotated[
+        Path, typer.Option("--rubrics", help="Frozen rubrics JSONL.", rich_help_panel="Input")
+    ],
+    judge: Annotated[
+        str, typer.Option("--judge", help="provider:model of the judge.", rich_help_panel="Model")
+    ],
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="Run folder (resumed if it exists).", rich_help_panel="Output"),
+    ],
+    runs: Annotated[
+        int,
+        typer.Option(
+            "--runs",
+            min=1,
+            help="Repeat runs per candidate (sample indices 0..K-1).",
+            rich_help_panel="Model",
+        ),
+    ] = 1,
+    split: SplitOption = "test",
+    config: ConfigOption = None,
+    no_cache: NoCacheOption = False,
+    concurrency: ConcurrencyOption = None,
+) -> None:
+    """Judge every candidate blind against its task's frozen rubric; resumable."""
+    from judge.score_run import ScoreJob, score
+
+    settings = _settings(config, concurrency)
+    job = ScoreJob(
+        tasks=tasks,
+        candidates=candidates,
+        rubrics=rubrics,
+        judge=judge,
+        out_dir=out,
+        runs=runs,
+        split=split,
+    )
+    try:
+        with progress_bar(console, "judging") as update:
+            summary = asyncio.run(score(job, settings, not no_cache, update))
+    except (ConfigError, RecordError) as exc:
+        raise _fail(str(exc)) from exc
+    _print_errors(summary.errors)
+    console.print(
+        f"judged {summary.judged} now, {summary.skipped_done} already done, "
+        f"{len(summary.errors)} errors → {out} · {ledger_line(summary.ledger)}",
+        highlight=False,
+    )
+
+
+@app.command("show")
+def show_command(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder written by `score`.")],
+    candidate: Annotated[str, typer.Option("--candidate", help="Candidate id to show.")],
+) -> None:
+    """Print one candidate's judgement(s) as a table: criterion, weight, answer, evidence."""
+    from judge.show import find_judgements, judgement_table, rubric_questions
+
+    found = find_judgements(run_dir, candidate)
+    if not found:
+        raise _fail(f"no judgement for candidate {candidate!r} in {run_dir}")
+    questions = rubric_questions(run_dir, found[0].task_id)
+    for judgement in found:
+        console.print(judgement_table(judgement, questions))
 
 
 @llm_app.command("check")

@@ -71,6 +71,42 @@ class LLMSettings(BaseModel):
         return self.providers.get(name, ProviderSettings())
 
 
+class JudgeSettings(BaseModel):
+    """How the blind judge shows a patch and counts its answers."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    strict_evidence: bool = True
+    """A `yes` whose evidence quote is not in the diff counts as `no` (it is always reported)."""
+    max_diff_tokens: int = Field(default=12_000, ge=100)
+    """Longer diffs are cut with a visible marker and the judgement is flagged `truncated`."""
+    max_description_tokens: int = Field(default=6_000, ge=100)
+    shuffle_seed: int = 0
+    """Seeds the per-candidate criterion order (position-bias control); the order is recorded."""
+
+
+class RubricSettings(BaseModel):
+    """Limits for rubric generation."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    min_criteria: int = Field(default=5, ge=1)
+    max_criteria: int = Field(default=12, ge=1)
+    max_reference_tokens: int = Field(default=8_000, ge=100)
+    max_context_tokens: int = Field(default=12_000, ge=0)
+    """Budget for repository files read at the base commit (with --repos-dir)."""
+
+
+class AppSettings(BaseModel):
+    """The whole resolved configuration; saved beside every run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    llm: LLMSettings = Field(default_factory=lambda: LLMSettings())
+    judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    rubrics: RubricSettings = Field(default_factory=RubricSettings)
+
+
 def read_yaml(path: Path) -> dict[str, Any]:
     """Read a YAML mapping, naming the file in any error."""
     try:
@@ -84,16 +120,22 @@ def read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def load_settings(path: Path | None = None, **overrides: Any) -> LLMSettings:
-    """Bundled defaults, then the user's YAML (its `llm:` section), then CLI overrides."""
-    data = read_yaml(config_path("default.yaml")).get("llm", {})
+def load_app_settings(path: Path | None = None, **llm_overrides: Any) -> AppSettings:
+    """Bundled defaults, then the user's YAML, then CLI overrides of the `llm` section."""
+    data = read_yaml(config_path("default.yaml"))
     if path is not None:
-        data = _merge(data, read_yaml(path).get("llm", {}))
-    data = _merge(data, {k: v for k, v in overrides.items() if v is not None})
+        data = _merge(data, read_yaml(path))
+    overrides = {k: v for k, v in llm_overrides.items() if v is not None}
+    data = _merge(data, {"llm": overrides})
     try:
-        return LLMSettings.model_validate(data)
+        return AppSettings.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"invalid settings ({path or 'defaults'}): {exc}") from exc
+
+
+def load_settings(path: Path | None = None, **overrides: Any) -> LLMSettings:
+    """Just the LLM layer's settings."""
+    return load_app_settings(path, **overrides).llm
 
 
 def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -68,3 +69,30 @@ async def make_client(settings: LLMSettings) -> AsyncIterator:
     yield build
     for client in clients:
         await client.aclose()
+
+
+MINI = Path(__file__).parent / "data" / "mini"
+
+
+@pytest.fixture
+def mini() -> Path:
+    """Three small tasks (with withheld test fields) and seven labelled candidates."""
+    return MINI
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch) -> Path:
+    """Run in an empty folder, so the default cache and outputs land in tmp."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def fast_config(tmp_path) -> Path:
+    """A --config file: cache in tmp, retries without waiting."""
+    path = tmp_path / "fast.yaml"
+    path.write_text(
+        f"llm:\n  cache_path: {tmp_path / 'cli-cache.sqlite'}\n"
+        "  retry: {max_attempts: 2, initial_wait_s: 0, max_wait_s: 0}\n"
+    )
+    return path

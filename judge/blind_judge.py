@@ -1,0 +1,195 @@
+"""The blind judge: one LLM call answers every criterion of a rubric for one candidate.
+
+It is shown exactly three things: the task description, the candidate diff (blinded, fenced,
+capped) and the rubric's questions in a per-candidate shuffled order. Labels, weights,
+rationales, hints, the reference patch and tests never reach it.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from judge.blinding import blind_patch, label_strings, redact
+from judge.config import JudgeSettings
+from judge.diff import parse_diff
+from judge.evidence import normalised_diff, quote_in_diff
+from judge.fencing import fence, truncate
+from judge.judgement import CriterionResult, Judgement
+from judge.llm import ModelClient
+from judge.prompts import load_prompt
+from judge.records import Candidate, Task
+from judge.rubric import Rubric
+from judge.scoring import score_and_coverage
+from judge.types import LLMResult, Message
+
+PROMPT_NAME = "judge"
+
+
+class CriterionAnswer(BaseModel):
+    """Reason and evidence come before the verdict, so the verdict follows from them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str
+    evidence: str
+    answer: Literal["yes", "no"]
+
+
+@lru_cache(maxsize=4096)
+def reply_model(criterion_ids: tuple[str, ...]) -> type[BaseModel]:
+    """A reply schema with exactly one required entry per criterion id, in the shown order:
+    the SDK's structured output then cannot skip, repeat or invent a criterion."""
+    fields = {f"c{i}": (CriterionAnswer, Field(alias=cid)) for i, cid in enumerate(criterion_ids)}
+    return create_model("JudgeReply", __config__=ConfigDict(extra="forbid"), **fields)
+
+
+@dataclass(frozen=True)
+class JudgePrompt:
+    messages: list[Message]
+    order: tuple[str, ...]
+    shown_diff: str
+    truncated: bool
+    prompt_hash: str
+
+
+def criterion_order(
+    rubric: Rubric, candidate_id: str, run_index: int, seed: int
+) -> tuple[str, ...]:
+    ids = [c.id for c in rubric.criteria]
+    random.Random(f"{seed}:{rubric.task_id}:{candidate_id}:{run_index}").shuffle(ids)
+    return tuple(ids)
+
+
+def build_judge_prompt(
+    task: Task, candidate: Candidate, rubric: Rubric, settings: JudgeSettings, run_index: int
+) -> JudgePrompt:
+    """The judge's whole view of a candidate; raises `DiffError` for a malformed diff."""
+    blinded = blind_patch(candidate.patch, candidate.labels)
+    parse_diff(blinded)
+    shown, truncated = truncate(blinded, settings.max_diff_tokens)
+    description, _ = truncate(task.description, settings.max_description_tokens)
+    description = redact(description, label_strings(candidate.labels))
+    order = criterion_order(rubric, candidate.candidate_id, run_index, settings.shuffle_seed)
+    prompt = load_prompt(PROMPT_NAME)
+    messages = prompt.render(
+        task_description=fence(description, "task_description"),
+        diff=fence(shown, "candidate_diff"),
+        criteria=[{"id": cid, "question": rubric.criterion(cid).question} for cid in order],
+    )
+    return JudgePrompt(messages, order, shown, truncated, prompt.hash)
+
+
+def _result(rubric: Rubric, cid: str, answer: CriterionAnswer, searchable: str, strict: bool):
+    weight = rubric.criterion(cid).weight
+    verified = quote_in_diff(answer.evidence, searchable) if answer.answer == "yes" else None
+    return CriterionResult(
+        criterion_id=cid,
+        weight=weight,
+        answer=answer.answer,
+        reason=answer.reason,
+        evidence=answer.evidence,
+        verified=verified,
+        counted_yes=answer.answer == "yes" and (verified or not strict),
+    )
+
+
+def answers_to_results(
+    rubric: Rubric, reply: BaseModel, shown_diff: str, strict: bool
+) -> list[CriterionResult]:
+    answers = {
+        cid: CriterionAnswer.model_validate(a) for cid, a in reply.model_dump(by_alias=True).items()
+    }
+    searchable = normalised_diff(shown_diff)
+    return [_result(rubric, c.id, answers[c.id], searchable, strict) for c in rubric.criteria]
+
+
+def _unanswered(rubric: Rubric, reason: str, answer: Literal["no"] | None) -> list[CriterionResult]:
+    return [
+        CriterionResult(
+            criterion_id=c.id, weight=c.weight, answer=answer, reason=reason, answerer="none"
+        )
+        for c in rubric.criteria
+    ]
+
+
+def empty_judgement(
+    candidate: Candidate, rubric: Rubric, judge_model: str, run_index: int
+) -> Judgement:
+    """An empty patch changes nothing: 0.0 with full coverage, and no LLM call."""
+    return Judgement(
+        task_id=candidate.task_id,
+        candidate_id=candidate.candidate_id,
+        run_index=run_index,
+        labels=candidate.labels,
+        rubric_hash=rubric.rubric_hash,
+        judge_model=judge_model,
+        prompt_hash=load_prompt(PROMPT_NAME).hash,
+        status="empty",
+        score=0.0,
+        coverage=1.0,
+        criteria=_unanswered(rubric, "empty patch", "no"),
+        flags=["empty_patch"],
+    )
+
+
+def judgement_from_result(
+    candidate: Candidate,
+    rubric: Rubric,
+    shown: JudgePrompt,
+    result: LLMResult,
+    judge_model: str,
+    run_index: int,
+    strict: bool,
+) -> Judgement:
+    flags = ["truncated"] if shown.truncated else []
+    common = {
+        "task_id": candidate.task_id,
+        "candidate_id": candidate.candidate_id,
+        "run_index": run_index,
+        "labels": candidate.labels,
+        "rubric_hash": rubric.rubric_hash,
+        "judge_model": judge_model,
+        "prompt_hash": shown.prompt_hash,
+        "order": list(shown.order),
+        "usage": result.usage,
+    }
+    if result.status != "ok":
+        return Judgement(
+            **common,
+            status="unparsed",
+            score=None,
+            coverage=0.0,
+            criteria=_unanswered(rubric, "no valid reply", None),
+            flags=[*flags, "unparsed"],
+            reason=result.reason,
+            raw_reply=result.text,
+        )
+    results = answers_to_results(rubric, result.parsed, shown.shown_diff, strict)
+    score, coverage = score_and_coverage(results)
+    if any(r.answer == "yes" and r.verified is False for r in results):
+        flags.append("unverified_evidence")
+    return Judgement(
+        **common, status="scored", score=score, coverage=coverage, criteria=results, flags=flags
+    )
+
+
+async def judge_candidate(
+    model: ModelClient,
+    task: Task,
+    candidate: Candidate,
+    rubric: Rubric,
+    settings: JudgeSettings,
+    run_index: int = 0,
+) -> Judgement:
+    if not candidate.patch.strip():
+        return empty_judgement(candidate, rubric, model.spec, run_index)
+    shown = build_judge_prompt(task, candidate, rubric, settings, run_index)
+    result = await model.complete(shown.messages, reply_model(shown.order), sample_index=run_index)
+    return judgement_from_result(
+        candidate, rubric, shown, result, model.spec, run_index, settings.strict_evidence
+    )

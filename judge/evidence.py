@@ -1,0 +1,34 @@
+"""Checking that a judge's evidence quote really is in the diff it was shown.
+
+Models reflow whitespace and drop or keep the diff's `+`/`-` markers at will, so both sides are
+compared with the markers removed and whitespace collapsed; a quote with `...` elisions must
+have every fragment present.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SPACE = re.compile(r"\s+")
+_ELISION = re.compile(r"\.\.\.|…")
+
+
+def _collapse(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def _body(line: str) -> str:
+    return line[1:] if line[:1] in ("+", "-", " ") else line
+
+
+def normalised_diff(diff: str) -> str:
+    """The diff as one searchable line: markers off, whitespace folded."""
+    return _collapse(" ".join(_body(line) for line in diff.splitlines()))
+
+
+def quote_in_diff(quote: str, searchable_diff: str) -> bool:
+    """True when every non-trivial fragment of the quote occurs in the normalised diff."""
+    body = " ".join(_body(line.strip()) for line in quote.strip().splitlines())
+    fragments = [_collapse(part) for part in _ELISION.split(body)]
+    fragments = [f for f in fragments if f]
+    return bool(fragments) and all(f in searchable_diff for f in fragments)

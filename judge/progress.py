@@ -1,0 +1,35 @@
+"""A progress bar for long runs: items done, cost so far, cache hits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from judge.pricing import Ledger
+
+
+def ledger_line(ledger: Ledger) -> str:
+    total = ledger.total()
+    cost = "unknown" if total.cost_usd is None else f"${total.cost_usd:.4f}"
+    return f"cost {cost} · {total.calls} calls · {total.cache_hits} cache hits"
+
+
+@contextmanager
+def progress_bar(console: Console, label: str) -> Iterator[Callable[[int, int, Ledger], None]]:
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[money]}"),
+    )
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task(label, total=None, money="")
+
+        def update(done: int, total: int, ledger: Ledger) -> None:
+            bar.update(task, completed=done, total=total, money=ledger_line(ledger))
+
+        yield update

@@ -1,0 +1,72 @@
+"""Reading a run folder back for humans: one judgement as a table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rich.table import Table
+from rich.text import Text
+
+from judge.jsonl import read_jsonl
+from judge.judgement import Judgement
+from judge.rubric_store import load_rubrics
+from judge.score_run import JUDGEMENTS, MANIFEST
+
+MAX_CELL = 160
+
+
+def find_judgements(run_dir: Path, candidate_id: str) -> list[Judgement]:
+    found = [
+        j for j in read_jsonl(run_dir / JUDGEMENTS, Judgement) if j.candidate_id == candidate_id
+    ]
+    return sorted(found, key=lambda j: j.run_index)
+
+
+def rubric_questions(run_dir: Path, task_id: str) -> dict[str, str]:
+    """Questions from the rubrics file the run used, when it is still there."""
+    manifest_path = run_dir / MANIFEST
+    if not manifest_path.exists():
+        return {}
+    rubrics_path = Path(json.loads(manifest_path.read_text()).get("inputs", {}).get("rubrics", ""))
+    if not rubrics_path.is_file():
+        return {}
+    rubric = load_rubrics(rubrics_path).get(task_id)
+    return {c.id: c.question for c in rubric.criteria} if rubric else {}
+
+
+def _cut(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_CELL else text[: MAX_CELL - 1] + "…"
+
+
+def _answer_cell(answer: str | None, counted: bool, verified: bool | None) -> str:
+    if answer is None:
+        return "—"
+    if answer == "yes" and verified is False:
+        return "yes (unverified)" + ("" if counted else " → no")
+    return answer
+
+
+def judgement_table(judgement: Judgement, questions: dict[str, str]) -> Table:
+    score = "none" if judgement.score is None else f"{judgement.score:.3f}"
+    title = (
+        f"{judgement.candidate_id} (run {judgement.run_index}) · {judgement.status} · "
+        f"score {score} · coverage {judgement.coverage:.2f}"
+    )
+    table = Table("criterion", "weight", "answer", "evidence", "reason", title=Text(title))
+    for result in judgement.criteria:
+        label = result.criterion_id
+        if result.criterion_id in questions:
+            label += f": {_cut(questions[result.criterion_id])}"
+        cells = (
+            label,
+            str(result.weight),
+            _answer_cell(result.answer, result.counted_yes, result.verified),
+            _cut(result.evidence),
+            _cut(result.reason),
+        )
+        table.add_row(*(Text(cell) for cell in cells))  # Text: patch text is never markup
+    if judgement.flags:
+        table.caption = "flags: " + ", ".join(judgement.flags)
+    return table

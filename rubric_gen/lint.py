@@ -1,0 +1,130 @@
+"""Deterministic rubric lint: the rules a rubric must pass before it is frozen.
+
+Each rule returns human-readable findings that are also sent back to the generator when it gets
+its one chance to fix the rubric, so every finding names the criterion and says what to change.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from judge.config import RubricSettings
+
+
+class CriterionLike(Protocol):
+    """What lint reads: a frozen `Criterion`, or a generator's draft before it is frozen
+    (whose weight may still be out of range)."""
+
+    id: str
+    question: str
+    weight: int
+    category: str
+    anchors: list[str]
+
+
+Criteria = Sequence[CriterionLike]
+
+VAGUE = re.compile(
+    r"\b(is|are) (correct|right|good|proper|valid)\b|\bcorrectly\b|\bproperly\b|"
+    r"\bworks?( as (expected|intended))?\b|\bgood (code )?quality\b|\bbest practices?\b|"
+    r"\b(fix|fixes|resolve|resolves|address|addresses|solve|solves) "
+    r"(the|this) (issue|bug|problem)\b",
+    re.IGNORECASE,
+)
+CONCRETE = re.compile(
+    r"`[^`]+`"  # anything in backticks
+    r"|\b\w+\.\w+\b"  # dotted names and file names
+    r"|\b\w+\(\)"  # calls
+    r"|\b[a-z0-9]+_[a-z0-9_]+\b"  # snake_case
+    r"|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z0-9]+[A-Z]\w*\b"  # camelCase, CamelCase
+    r"|'[^']+'|\"[^\"]+\""  # quoted literals
+)
+LEAKS = re.compile(
+    r"\b(reference|gold(en)?|ground[- ]truth|merged|upstream|official|original) "
+    r"(patch|fix|change|diff|solution|implementation)\b"
+    r"|\btests?\b|\btesting\b|\btest_\w+|\bpytest\b|\bunittest\b|FAIL_TO_PASS|PASS_TO_PASS",
+    re.IGNORECASE,
+)
+WORD = re.compile(r"[a-z0-9_]+")
+MIN_WORDS = 5
+DUPLICATE_JACCARD = 0.85
+MAX_SCOPE_WEIGHT = 2
+
+
+def _is_concrete(text: str) -> bool:
+    return CONCRETE.search(text) is not None
+
+
+def vague_findings(criteria: Criteria) -> list[str]:
+    findings = []
+    for c in criteria:
+        if _is_concrete(c.question) or c.anchors:
+            continue
+        if VAGUE.search(c.question) or len(WORD.findall(c.question.lower())) < MIN_WORDS:
+            findings.append(
+                f"{c.id} is vague ({c.question!r}): name the file, function, behaviour or "
+                "edge case it checks"
+            )
+    return findings
+
+
+def leak_findings(criteria: Criteria) -> list[str]:
+    findings = []
+    for c in criteria:
+        texts = [c.question, *c.anchors]
+        if any(LEAKS.search(t) for t in texts):
+            findings.append(
+                f"{c.id} mentions the reference change or tests ({c.question!r}): criteria "
+                "must be answerable from a candidate diff alone"
+            )
+    return findings
+
+
+def _words(text: str) -> set[str]:
+    return set(WORD.findall(text.lower()))
+
+
+def duplicate_findings(criteria: Criteria) -> list[str]:
+    findings = []
+    for i, first in enumerate(criteria):
+        for second in criteria[i + 1 :]:
+            a, b = _words(first.question), _words(second.question)
+            if a and b and len(a & b) / len(a | b) >= DUPLICATE_JACCARD:
+                findings.append(f"{second.id} repeats {first.id}: merge them or ask something else")
+    duplicate_ids = {c.id for c in criteria if [x.id for x in criteria].count(c.id) > 1}
+    findings += [f"criterion id {cid} is used more than once" for cid in sorted(duplicate_ids)]
+    return findings
+
+
+def weight_findings(criteria: Criteria) -> list[str]:
+    findings = [
+        f"{c.id} has weight {c.weight}: use 1 to 5" for c in criteria if not 1 <= c.weight <= 5
+    ]
+    findings += [
+        f"{c.id} is a {c.category} criterion with weight {c.weight}: scope and code quality "
+        f"weigh at most {MAX_SCOPE_WEIGHT}"
+        for c in criteria
+        if c.category in ("scope", "code_quality") and c.weight > MAX_SCOPE_WEIGHT
+    ]
+    return findings
+
+
+def lint_rubric(criteria: Criteria, settings: RubricSettings) -> list[str]:
+    """Every finding; an empty list means the rubric may be frozen."""
+    findings = []
+    if not settings.min_criteria <= len(criteria) <= settings.max_criteria:
+        findings.append(
+            f"the rubric has {len(criteria)} criteria: write "
+            f"{settings.min_criteria} to {settings.max_criteria}"
+        )
+    rules: list[Callable[[Criteria], list[str]]] = [
+        vague_findings,
+        leak_findings,
+        duplicate_findings,
+        weight_findings,
+    ]
+    for rule in rules:
+        findings += rule(criteria)
+    return findings
