@@ -1,8 +1,9 @@
 """Checking that a judge's evidence quote really is in the diff it was shown.
 
 Models reflow whitespace and drop or keep the diff's `+`/`-` markers at will, so both sides are
-compared with the markers removed and whitespace collapsed; a quote with `...` elisions must
-have every fragment present.
+compared with the markers removed and whitespace collapsed. Each quoted line, and each part of
+a line around a `...` elision, must occur in the diff: a model quoting the new version of a hunk
+skips its removed lines, and that is still a faithful quote.
 """
 
 from __future__ import annotations
@@ -28,7 +29,10 @@ def normalised_diff(diff: str) -> str:
 
 def quote_in_diff(quote: str, searchable_diff: str) -> bool:
     """True when every non-trivial fragment of the quote occurs in the normalised diff."""
-    body = " ".join(_body(line.strip()) for line in quote.strip().splitlines())
-    fragments = [_collapse(part) for part in _ELISION.split(body)]
-    fragments = [f for f in fragments if f]
+    parts = [
+        _collapse(part)
+        for line in quote.strip().splitlines()
+        for part in _ELISION.split(_body(line.strip()))
+    ]
+    fragments = [f for f in parts if f]
     return bool(fragments) and all(f in searchable_diff for f in fragments)
