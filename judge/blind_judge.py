@@ -20,7 +20,6 @@ from judge.diff import parse_diff
 from judge.evidence import normalised_diff, quote_in_diff
 from judge.fencing import fence, truncate
 from judge.judgement import CriterionResult, Judgement
-from judge.llm import ModelClient
 from judge.prompts import load_prompt
 from judge.records import Candidate, Task
 from judge.rubric import Rubric
@@ -118,7 +117,11 @@ def _unanswered(rubric: Rubric, reason: str, answer: Literal["no"] | None) -> li
 
 
 def empty_judgement(
-    candidate: Candidate, rubric: Rubric, judge_model: str, run_index: int
+    candidate: Candidate,
+    rubric: Rubric,
+    judge_model: str,
+    run_index: int,
+    prompt_hash: str | None = None,
 ) -> Judgement:
     """An empty patch changes nothing: 0.0 with full coverage, and no LLM call."""
     return Judgement(
@@ -128,7 +131,7 @@ def empty_judgement(
         labels=candidate.labels,
         rubric_hash=rubric.rubric_hash,
         judge_model=judge_model,
-        prompt_hash=load_prompt(PROMPT_NAME).hash,
+        prompt_hash=prompt_hash or load_prompt(PROMPT_NAME).hash,
         status="empty",
         score=0.0,
         coverage=1.0,
@@ -175,21 +178,4 @@ def judgement_from_result(
         flags.append("unverified_evidence")
     return Judgement(
         **common, status="scored", score=score, coverage=coverage, criteria=results, flags=flags
-    )
-
-
-async def judge_candidate(
-    model: ModelClient,
-    task: Task,
-    candidate: Candidate,
-    rubric: Rubric,
-    settings: JudgeSettings,
-    run_index: int = 0,
-) -> Judgement:
-    if not candidate.patch.strip():
-        return empty_judgement(candidate, rubric, model.spec, run_index)
-    shown = build_judge_prompt(task, candidate, rubric, settings, run_index)
-    result = await model.complete(shown.messages, reply_model(shown.order), sample_index=run_index)
-    return judgement_from_result(
-        candidate, rubric, shown, result, model.spec, run_index, settings.strict_evidence
     )

@@ -97,6 +97,19 @@ class RubricSettings(BaseModel):
     """Budget for repository files read at the base commit (with --repos-dir)."""
 
 
+class ReferenceSettings(BaseModel):
+    """The no-LLM reference rubric: which structural facts of the reference patch to check,
+    and how much each kind weighs (localisation and the core change dominate)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file_weight: int = Field(default=2, ge=1, le=5)
+    symbol_weight: int = Field(default=3, ge=1, le=5)
+    token_weight: int = Field(default=1, ge=1, le=5)
+    max_symbols: int = Field(default=6, ge=0)
+    max_tokens: int = Field(default=8, ge=0)
+
+
 class AppSettings(BaseModel):
     """The whole resolved configuration; saved beside every run."""
 
@@ -105,6 +118,7 @@ class AppSettings(BaseModel):
     llm: LLMSettings = Field(default_factory=lambda: LLMSettings())
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     rubrics: RubricSettings = Field(default_factory=RubricSettings)
+    reference: ReferenceSettings = Field(default_factory=ReferenceSettings)
 
 
 def read_yaml(path: Path) -> dict[str, Any]:

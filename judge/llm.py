@@ -29,8 +29,16 @@ T = TypeVar("T")
 class LLMClient:
     """Shared state of one run: settings, providers, the cache, prices and the ledger."""
 
-    def __init__(self, settings: LLMSettings, use_cache: bool | None = None) -> None:
+    def __init__(
+        self,
+        settings: LLMSettings,
+        use_cache: bool | None = None,
+        on_request: Callable[[str, Sequence[Message]], None] | None = None,
+    ) -> None:
+        """`on_request(model, messages)` sees every prompt before it is sent or looked up in
+        the cache (the leak audit uses it)."""
         self.settings = settings
+        self.on_request = on_request
         enabled = settings.cache_enabled if use_cache is None else use_cache
         self.cache = ReplyCache(settings.cache_path) if enabled else None
         prices_path = Path(settings.prices_path) if settings.prices_path else None
@@ -130,6 +138,8 @@ class ModelClient:
         )
 
     async def _call(self, request: LLMRequest) -> tuple[Completion, Usage]:
+        if self._client.on_request is not None:
+            self._client.on_request(self.spec, request.messages)
         cache = self._client.cache
         key = request_key(self.spec, request) if cache is not None else ""
         cached = cache.get(key) if cache is not None else None

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judge.blind_judge import judge_candidate
 from judge.config import AppSettings
 from judge.jsonl import JsonlAppender, read_jsonl
 from judge.judgement import Judgement
+from judge.judges import CandidateJudge, make_judge
 from judge.llm import LLMClient
 from judge.loaders import load_candidates, load_tasks
 from judge.manifest import build_manifest, write_json_atomic
@@ -40,6 +40,7 @@ class ScoreJob:
     out_dir: Path
     runs: int = 1
     split: str = "test"
+    hybrid: bool = False
 
 
 @dataclass
@@ -60,79 +61,96 @@ class ScoreSummary:
         }
 
 
-@dataclass
-class _Plan:
-    tasks: dict[str, Task]
-    rubrics: dict[str, Rubric]
-    work: list[tuple[Candidate, int]]
-    summary: ScoreSummary
-
-
-def _candidate_error(candidate: Candidate, plan_tasks, rubrics, rubrics_path) -> str | None:
-    if candidate.task_id not in plan_tasks:
+def _candidate_error(candidate: Candidate, tasks, rubrics, rubrics_source) -> str | None:
+    if candidate.task_id not in tasks:
         return f"candidate {candidate.candidate_id}: unknown task id {candidate.task_id}"
     if candidate.task_id not in rubrics:
         return (
             f"candidate {candidate.candidate_id}: no rubric for task {candidate.task_id} in "
-            f"{rubrics_path} (it has rubrics for {len(rubrics)} other tasks)"
+            f"{rubrics_source} (it has rubrics for {len(rubrics)} other tasks)"
         )
     return None
 
 
-def plan(job: ScoreJob) -> _Plan:
-    tasks = load_tasks(job.tasks, job.split)
-    candidates = load_candidates(job.candidates)
-    rubrics = load_rubrics(job.rubrics)
-    summary = ScoreSummary()
-    summary.errors += [ErrorRecord.from_record_error(e) for e in tasks.errors + candidates.errors]
-    done = {j.key for j in read_jsonl(job.out_dir / JUDGEMENTS, Judgement)}
+def pending_work(
+    candidates: list[Candidate],
+    tasks: dict[str, Task],
+    rubrics: dict[str, Rubric],
+    rubrics_source: object,
+    judgements_path: Path,
+    runs: int,
+    summary: ScoreSummary,
+) -> list[tuple[Candidate, int]]:
+    """(candidate, run) pairs still to judge; unusable candidates become named errors."""
+    done = {j.key for j in read_jsonl(judgements_path, Judgement)}
     work = []
-    for candidate in candidates.candidates:
-        reason = _candidate_error(candidate, tasks.tasks, rubrics, job.rubrics)
+    for candidate in candidates:
+        reason = _candidate_error(candidate, tasks, rubrics, rubrics_source)
         if reason:
             summary.errors.append(ErrorRecord(record=candidate.candidate_id, reason=reason))
             continue
-        for run in range(job.runs):
+        for run in range(runs):
             if (candidate.candidate_id, run) in done:
                 summary.skipped_done += 1
             else:
                 work.append((candidate, run))
-    return _Plan(tasks.tasks, rubrics, work, summary)
+    return work
+
+
+async def judge_all(
+    client: LLMClient,
+    judge: CandidateJudge,
+    tasks: dict[str, Task],
+    rubrics: dict[str, Rubric],
+    work: list[tuple[Candidate, int]],
+    judgements_path: Path,
+    summary: ScoreSummary,
+    progress: Progress | None = None,
+) -> None:
+    """Judge every pending pair, appending each judgement the moment it exists."""
+    summary.ledger = client.ledger
+
+    async def judge_one(item: tuple[Candidate, int]) -> Judgement:
+        candidate, run = item
+        task, rubric = tasks[candidate.task_id], rubrics[candidate.task_id]
+        return await judge.judge(task, candidate, rubric, run)
+
+    with JsonlAppender(judgements_path) as sink:
+
+        def record(outcome: Outcome[Judgement]) -> None:
+            if outcome.ok:
+                sink.write(outcome.value)
+                summary.judged += 1
+            else:
+                candidate, run = outcome.item
+                summary.errors.append(
+                    ErrorRecord(
+                        record=candidate.candidate_id, run_index=run, reason=str(outcome.error)
+                    )
+                )
+            if progress is not None:
+                progress(summary.judged, len(work), client.ledger)
+
+        await client.map(work, judge_one, on_result=record)
+    summary.pending = len(work) - summary.judged
 
 
 async def score(
     job: ScoreJob, settings: AppSettings, use_cache: bool = True, progress: Progress | None = None
 ) -> ScoreSummary:
-    planned = plan(job)
-    summary = planned.summary
+    """The file-to-file job behind `rubric-judge score`."""
+    summary = ScoreSummary()
+    tasks = load_tasks(job.tasks, job.split)
+    candidates = load_candidates(job.candidates)
+    rubrics = load_rubrics(job.rubrics)
+    summary.errors += [ErrorRecord.from_record_error(e) for e in tasks.errors + candidates.errors]
+    path = job.out_dir / JUDGEMENTS
+    work = pending_work(
+        candidates.candidates, tasks.tasks, rubrics, job.rubrics, path, job.runs, summary
+    )
     async with LLMClient(settings.llm, use_cache=use_cache) as client:
-        model = client.model(job.judge)
-        summary.ledger = client.ledger
-
-        async def judge_one(item: tuple[Candidate, int]) -> Judgement:
-            candidate, run = item
-            task = planned.tasks[candidate.task_id]
-            rubric = planned.rubrics[candidate.task_id]
-            return await judge_candidate(model, task, candidate, rubric, settings.judge, run)
-
-        with JsonlAppender(job.out_dir / JUDGEMENTS) as sink:
-
-            def record(outcome: Outcome[Judgement]) -> None:
-                if outcome.ok:
-                    sink.write(outcome.value)
-                    summary.judged += 1
-                else:
-                    candidate, run = outcome.item
-                    summary.errors.append(
-                        ErrorRecord(
-                            record=candidate.candidate_id, run_index=run, reason=str(outcome.error)
-                        )
-                    )
-                if progress is not None:
-                    progress(summary.judged, len(planned.work), client.ledger)
-
-            await client.map(planned.work, judge_one, on_result=record)
-    summary.pending = len(planned.work) - summary.judged
+        judge = make_judge(job.judge, client, settings.judge, job.hybrid)
+        await judge_all(client, judge, tasks.tasks, rubrics, work, path, summary, progress)
     _write_outputs(job, settings, summary)
     return summary
 
@@ -146,6 +164,7 @@ def _write_outputs(job: ScoreJob, settings: AppSettings, summary: ScoreSummary) 
         "rubrics": str(job.rubrics),
         "judge": job.judge,
         "runs": job.runs,
+        "hybrid": job.hybrid,
     }
     total = len(read_jsonl(job.out_dir / JUDGEMENTS, Judgement))
     counts = {**summary.counts, "judgements_on_disk": total}

@@ -57,20 +57,34 @@ def _context_paths(task: Task) -> list[str]:
     return [f.old_path for f in parsed.files if f.old_path and not is_test_path(f.old_path)]
 
 
-def repository_context(task: Task, repos_dir: Path, max_tokens: int) -> RepoContext:
-    context = RepoContext()
+def read_sources(task: Task, repos_dir: Path) -> tuple[dict[str, str], list[str]]:
+    """Text at the base commit of each non-test file the reference patch changes, and notes on
+    what could not be read."""
     clone = find_clone(repos_dir, task.repo or "")
     if clone is None or not task.base_commit:
-        context.notes.append(f"{task.task_id}: no clone of {task.repo!r} under {repos_dir}")
-        return context
-    budget = max_tokens
+        return {}, [f"{task.task_id}: no clone of {task.repo!r} under {repos_dir}"]
+    sources: dict[str, str] = {}
+    notes: list[str] = []
     for path in _context_paths(task):
         if not is_safe_path(path):
-            context.notes.append(f"{task.task_id}: refused to read unsafe path {path!r}")
+            notes.append(f"{task.task_id}: refused to read unsafe path {path!r}")
             continue
         content = read_at_commit(clone, task.base_commit, path)
-        if content is None or budget <= 0:
-            context.notes.append(f"{task.task_id}: {path} not read (missing or over budget)")
+        if content is None:
+            notes.append(f"{task.task_id}: {path} not found at {task.base_commit}")
+            continue
+        sources[path] = content
+    return sources, notes
+
+
+def repository_context(task: Task, repos_dir: Path, max_tokens: int) -> RepoContext:
+    """The sources as fenced prompt blocks, within a token budget."""
+    sources, notes = read_sources(task, repos_dir)
+    context = RepoContext(notes=notes)
+    budget = max_tokens
+    for path, content in sources.items():
+        if budget <= 0:
+            context.notes.append(f"{task.task_id}: {path} not shown (over the context budget)")
             continue
         shown, _ = truncate(content, budget)
         budget -= estimate_tokens(shown)

@@ -20,7 +20,9 @@ from judge.rubric import Rubric
 from judge.rubric_store import load_rubrics
 from judge.runner import Outcome
 from rubric_gen.generator import generate_rubric
-from rubric_gen.repo_context import repository_context
+from rubric_gen.reference import GENERATOR as REFERENCE
+from rubric_gen.reference import reference_rubric
+from rubric_gen.repo_context import read_sources, repository_context
 
 Progress = Callable[[int, int, Ledger], None]
 
@@ -44,45 +46,81 @@ class RubricSummary:
     ledger: Ledger = field(default_factory=Ledger)
 
 
-def _todo(job: RubricJob, summary: RubricSummary) -> list[Task]:
-    loaded = load_tasks(job.tasks, job.split)
-    summary.errors += [ErrorRecord.from_record_error(e) for e in loaded.errors]
-    existing = {} if job.force else load_rubrics(job.out)
-    summary.skipped_existing = sum(1 for t in loaded.tasks if t in existing)
-    return [t for t in loaded.tasks.values() if t.task_id not in existing]
+def _reference(
+    task: Task, repos_dir: Path | None, settings: AppSettings, summary: RubricSummary
+) -> Rubric:
+    sources: dict[str, str] = {}
+    if repos_dir is not None:
+        sources, notes = read_sources(task, repos_dir)
+        summary.notes += notes
+    return reference_rubric(task, settings.reference, sources)
+
+
+async def rubrics_for_tasks(
+    client: LLMClient,
+    generator: str,
+    tasks: list[Task],
+    out: Path,
+    settings: AppSettings,
+    summary: RubricSummary,
+    repos_dir: Path | None = None,
+    progress: Progress | None = None,
+    force: bool = False,
+) -> dict[str, Rubric]:
+    """Freeze a rubric for each task that has none in `out` yet (every task with `force`: the
+    newest rubric wins on reading); returns the rubric of every task that has one."""
+    existing = {} if force else load_rubrics(out)
+    todo = [t for t in tasks if t.task_id not in existing]
+    summary.skipped_existing += len(tasks) - len(todo)
+    model = None if generator == REFERENCE else client.model(generator)
+    summary.ledger = client.ledger
+
+    async def make(task: Task) -> Rubric:
+        if model is None:
+            return _reference(task, repos_dir, settings, summary)
+        files: list[str] = []
+        if repos_dir is not None:
+            context = repository_context(task, repos_dir, settings.rubrics.max_context_tokens)
+            summary.notes += context.notes
+            files = context.files
+        return await generate_rubric(model, task, settings.rubrics, files)
+
+    with JsonlAppender(out) as sink:
+
+        def record(outcome: Outcome[Rubric]) -> None:
+            if outcome.ok:
+                sink.write(outcome.value)
+                existing[outcome.value.task_id] = outcome.value
+                summary.generated += 1
+            else:
+                summary.errors.append(
+                    ErrorRecord(record=outcome.item.task_id, reason=str(outcome.error))
+                )
+            if progress is not None:
+                progress(summary.generated, len(todo), client.ledger)
+
+        await client.map(todo, make, on_result=record)
+    return existing
 
 
 async def generate_rubrics(
     job: RubricJob, settings: AppSettings, use_cache: bool = True, progress: Progress | None = None
 ) -> RubricSummary:
+    """The file-to-file job behind `rubric-judge rubrics`."""
     summary = RubricSummary()
-    todo = _todo(job, summary)
+    loaded = load_tasks(job.tasks, job.split)
+    summary.errors += [ErrorRecord.from_record_error(e) for e in loaded.errors]
+    tasks = list(loaded.tasks.values())
     async with LLMClient(settings.llm, use_cache=use_cache) as client:
-        model = client.model(job.generator)
-        summary.ledger = client.ledger
-
-        async def make(task: Task) -> Rubric:
-            files: list[str] = []
-            if job.repos_dir is not None:
-                context = repository_context(
-                    task, job.repos_dir, settings.rubrics.max_context_tokens
-                )
-                summary.notes += context.notes
-                files = context.files
-            return await generate_rubric(model, task, settings.rubrics, files)
-
-        with JsonlAppender(job.out) as sink:
-
-            def record(outcome: Outcome[Rubric]) -> None:
-                if outcome.ok:
-                    sink.write(outcome.value)
-                    summary.generated += 1
-                else:
-                    summary.errors.append(
-                        ErrorRecord(record=outcome.item.task_id, reason=str(outcome.error))
-                    )
-                if progress is not None:
-                    progress(summary.generated, len(todo), client.ledger)
-
-            await client.map(todo, make, on_result=record)
+        await rubrics_for_tasks(
+            client,
+            job.generator,
+            tasks,
+            job.out,
+            settings,
+            summary,
+            job.repos_dir,
+            progress,
+            job.force,
+        )
     return summary

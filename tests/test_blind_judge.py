@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from judge.blind_judge import build_judge_prompt, criterion_order, judge_candidate, reply_model
+from judge.blind_judge import build_judge_prompt, criterion_order, reply_model
 from judge.config import JudgeSettings
 from judge.diff import DiffError
+from judge.judges import LLMJudge
 from judge.loaders import load_tasks
 from judge.providers.scripted import install_script
 from judge.records import Candidate, Task
@@ -45,6 +46,10 @@ RUBRIC = Rubric(
 )
 LABELS = {"model_name_or_path": "acme-coder-7b", "harness": "HarnessX-9", "route": "route-blue"}
 CANDIDATE = Candidate(task_id="t1", candidate_id="t1@acme", patch=PATCH, labels=LABELS)
+
+
+async def judge_candidate(model, task, candidate, rubric, settings, run=0):
+    return await LLMJudge(model, settings).judge(task, candidate, rubric, run)
 
 
 def _reply(c1=("yes", "+    import math"), c2=("yes", "return math.pi * r ** 2"), c3=("no", "")):

@@ -67,7 +67,7 @@ def test_missing_clone_and_budget_are_reported(clone):
     repos, base = clone
     assert "no clone" in repository_context(_task(base, PATCH, "x/y"), repos, 1000).notes[0]
     starved = repository_context(_task(base, PATCH), repos, max_tokens=0)
-    assert starved.files == [] and "over budget" in starved.notes[0]
+    assert starved.files == [] and "over the context budget" in starved.notes[0]
 
 
 @pytest.mark.parametrize(

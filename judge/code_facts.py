@@ -1,0 +1,195 @@
+"""Facts read off a parsed diff without running anything: which symbols a hunk changes, which
+tokens it adds or removes. Shared by the reference rubric generator and the static answerer, so
+both sides of a check are computed the same way.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from judge.diff import FileDiff, Hunk, ParsedDiff, is_test_path
+
+_PY_DEF = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")
+_CALL_LIKE = re.compile(r"([A-Za-z_]\w*)\s*\(")
+_TOKEN = re.compile(
+    r"""(?P<str>"(?:[^"\\]|\\.){2,80}"|'(?:[^'\\]|\\.){2,80}')"""
+    r"|(?P<num>\b\d+\.\d+\b|\b\d{2,}\b)"
+    r"|(?P<ident>\b[A-Za-z_][A-Za-z0-9_]{2,}\b)"
+)
+_COMMENT = re.compile(r"\s#.*$|^\s*#.*$")
+
+STOPWORDS = frozenset(
+    set(keyword.kwlist)
+    | set(dir(builtins))
+    | {
+        "self",
+        "cls",
+        "args",
+        "kwargs",
+        "value",
+        "values",
+        "name",
+        "data",
+        "result",
+        "obj",
+        "item",
+        "items",
+        "key",
+        "keys",
+        "other",
+        "func",
+        "res",
+        "ret",
+        "val",
+        "tmp",
+        "msg",
+        "the",
+        "and",
+        "for",
+        "not",
+        "None",
+        "True",
+        "False",
+        "return",
+        "elif",
+        "else",
+        "def",
+        "class",
+        "import",
+        "from",
+        "lambda",
+        "pass",
+        "raise",
+        "yield",
+        "with",
+        "assert",
+        "len",
+        "str",
+        "int",
+        "list",
+        "dict",
+        "set",
+        "tuple",
+        "isinstance",
+        "getattr",
+        "hasattr",
+        "super",
+        "__init__",
+        "np",
+        "numpy",
+        "this",
+        "var",
+        "let",
+        "const",
+        "function",
+        "public",
+        "private",
+        "static",
+        "void",
+        "new",
+        "null",
+        "nil",
+        "end",
+    }
+)
+CODE_SUFFIXES = (".py", ".pyx", ".pyi", ".c", ".h", ".cpp", ".js", ".ts", ".java", ".go", ".rs")
+
+
+@dataclass(frozen=True)
+class TokenChange:
+    token: str
+    path: str
+    kind: str  # "adds" or "removes"
+    line: str  # a diff line showing it, for evidence
+
+
+def definition_name(line: str) -> str | None:
+    """`def foo(` / `class Foo(` → the name; a C-like signature → the called name."""
+    if match := _PY_DEF.match(line):
+        return match.group(1)
+    match = _CALL_LIKE.search(line)
+    return match.group(1) if match and match.group(1) not in STOPWORDS else None
+
+
+def changed_symbols(hunk: Hunk) -> set[str]:
+    """The nearest definition above each changed line inside the hunk, else the hunk header's."""
+    current = definition_name(hunk.section) if hunk.section else None
+    found: set[str] = set()
+    for line in hunk.lines:
+        body = line[1:]
+        if (name := _PY_DEF.match(body)) is not None:
+            current = name.group(1)
+        if line[:1] in "+-" and current:
+            found.add(current)
+    return found
+
+
+def file_symbols(file: FileDiff) -> set[str]:
+    return set().union(*(changed_symbols(h) for h in file.hunks)) if file.hunks else set()
+
+
+def code_files(diff: ParsedDiff) -> list[FileDiff]:
+    """Files whose changes count as behaviour: not tests, not binary."""
+    return [f for f in diff.files if not f.binary and not is_test_path(f.path)]
+
+
+def strip_comment(line: str) -> str:
+    return _COMMENT.sub("", line)
+
+
+def tokens_of(line: str) -> list[str]:
+    """Distinctive tokens on a line: identifiers (not stopwords), string literals, numbers."""
+    found = []
+    for match in _TOKEN.finditer(strip_comment(line)):
+        token = match.group(0)
+        if match.group("ident") and token in STOPWORDS:
+            continue
+        found.append(token)
+    return found
+
+
+def _counts(lines: list[str]) -> Counter[str]:
+    return Counter(t for line in lines for t in tokens_of(line))
+
+
+def token_changes(file: FileDiff) -> list[TokenChange]:
+    """Tokens whose count goes up (added) or down (removed) across the file's hunks, each with
+    a line that shows it; tokens already present in the hunks' context are not distinctive."""
+    added = [line for h in file.hunks for line in h.added]
+    removed = [line for h in file.hunks for line in h.removed]
+    context = {
+        t for h in file.hunks for line in h.lines if line[:1] == " " for t in tokens_of(line)
+    }
+    plus, minus = _counts(added), _counts(removed)
+    changes = []
+    for token in plus:
+        if plus[token] > minus[token] and token not in context:
+            line = next(x for x in added if token in tokens_of(x))
+            changes.append(TokenChange(token, file.path, "adds", line))
+    for token in minus:
+        if minus[token] > plus[token] and token not in context:
+            line = next(x for x in removed if token in tokens_of(x))
+            changes.append(TokenChange(token, file.path, "removes", line))
+    return changes
+
+
+def token_delta(diff: ParsedDiff, token: str) -> tuple[int, int, str | None, str | None]:
+    """How often a token appears on added and on removed code lines across a whole diff, with
+    one example line of each."""
+    plus = minus = 0
+    plus_line = minus_line = None
+    for file in code_files(diff):
+        for hunk in file.hunks:
+            for line in hunk.added:
+                if token in tokens_of(line):
+                    plus += 1
+                    plus_line = plus_line or "+" + line
+            for line in hunk.removed:
+                if token in tokens_of(line):
+                    minus += 1
+                    minus_line = minus_line or "-" + line
+    return plus, minus, plus_line, minus_line

@@ -1,0 +1,139 @@
+"""Judges by name: the blind LLM judge (`provider:model`, optionally hybrid) and the static
+`reference` judge. Every judge turns (task, candidate, rubric, run) into a `Judgement`."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from judge.blind_judge import (
+    build_judge_prompt,
+    empty_judgement,
+    judgement_from_result,
+    reply_model,
+)
+from judge.blinding import strip_git_metadata
+from judge.config import JudgeSettings
+from judge.diff import parse_diff
+from judge.judgement import Judgement
+from judge.llm import LLMClient, ModelClient
+from judge.records import Candidate, Task
+from judge.rubric import Rubric
+from judge.scoring import score_and_coverage
+from judge.static_answerer import STATIC_VERSION, static_result
+
+REFERENCE = "reference"
+
+
+class CandidateJudge(Protocol):
+    spec: str
+
+    async def judge(
+        self, task: Task, candidate: Candidate, rubric: Rubric, run: int
+    ) -> Judgement: ...
+
+
+class ReferenceJudge:
+    """Deterministic: answers every criterion that has a check, from the diff alone."""
+
+    spec = REFERENCE
+
+    async def judge(self, task: Task, candidate: Candidate, rubric: Rubric, run: int) -> Judgement:
+        if not candidate.patch.strip():
+            return empty_judgement(candidate, rubric, self.spec, run, prompt_hash=STATIC_VERSION)
+        diff = parse_diff(strip_git_metadata(candidate.patch))
+        results = [static_result(c, diff) for c in rubric.criteria]
+        score, coverage = score_and_coverage(results)
+        return Judgement(
+            task_id=candidate.task_id,
+            candidate_id=candidate.candidate_id,
+            run_index=run,
+            labels=candidate.labels,
+            rubric_hash=rubric.rubric_hash,
+            judge_model=self.spec,
+            prompt_hash=STATIC_VERSION,
+            status="scored",
+            score=score,
+            coverage=coverage,
+            criteria=results,
+            order=[c.id for c in rubric.criteria],
+            flags=[] if coverage else ["no_checkable_criteria"],
+        )
+
+
+class LLMJudge:
+    """The blind judge; with `hybrid`, criteria that carry a check are answered statically and
+    only the rest go to the model (fewer tokens, no variance on the structural ones)."""
+
+    def __init__(self, model: ModelClient, settings: JudgeSettings, hybrid: bool = False) -> None:
+        self.model = model
+        self.spec = model.spec
+        self.settings = settings
+        self.hybrid = hybrid
+
+    async def judge(self, task: Task, candidate: Candidate, rubric: Rubric, run: int) -> Judgement:
+        if not candidate.patch.strip():
+            return empty_judgement(candidate, rubric, self.spec, run)
+        static = [c for c in rubric.criteria if self.hybrid and c.check is not None]
+        asked = rubric.model_copy(
+            update={"criteria": [c for c in rubric.criteria if c not in static]}
+        )
+        shown = build_judge_prompt(task, candidate, asked, self.settings, run)
+        if not asked.criteria:
+            return _static_only(candidate, rubric, shown.shown_diff, self.spec, run)
+        result = await self.model.complete(
+            shown.messages, reply_model(shown.order), sample_index=run
+        )
+        judgement = judgement_from_result(
+            candidate, asked, shown, result, self.spec, run, self.settings.strict_evidence
+        )
+        return _merge_static(judgement, rubric, static, shown.shown_diff) if static else judgement
+
+
+def _static_results(criteria, shown_diff: str):
+    diff = parse_diff(shown_diff)
+    return [static_result(c, diff) for c in criteria]
+
+
+def _merge_static(judgement: Judgement, rubric: Rubric, static, shown_diff: str) -> Judgement:
+    by_id = {r.criterion_id: r for r in [*judgement.criteria, *_static_results(static, shown_diff)]}
+    results = [by_id[c.id] for c in rubric.criteria]
+    score, coverage = score_and_coverage(results)
+    if judgement.status == "unparsed":
+        score = None
+    return judgement.model_copy(
+        update={
+            "criteria": results,
+            "score": score,
+            "coverage": coverage,
+            "rubric_hash": rubric.rubric_hash,
+        }
+    )
+
+
+def _static_only(
+    candidate: Candidate, rubric: Rubric, shown_diff: str, spec: str, run: int
+) -> Judgement:
+    results = _static_results(rubric.criteria, shown_diff)
+    score, coverage = score_and_coverage(results)
+    return Judgement(
+        task_id=candidate.task_id,
+        candidate_id=candidate.candidate_id,
+        run_index=run,
+        labels=candidate.labels,
+        rubric_hash=rubric.rubric_hash,
+        judge_model=spec,
+        prompt_hash=STATIC_VERSION,
+        status="scored",
+        score=score,
+        coverage=coverage,
+        criteria=results,
+        order=[c.id for c in rubric.criteria],
+    )
+
+
+def make_judge(
+    spec: str, client: LLMClient, settings: JudgeSettings, hybrid: bool = False
+) -> CandidateJudge:
+    if spec == REFERENCE:
+        return ReferenceJudge()
+    return LLMJudge(client.model(spec), settings, hybrid)
