@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from judge import __version__
 from judge.config import AppSettings, load_app_settings, load_settings
@@ -185,6 +186,146 @@ def score_command(
         f"{len(summary.errors)} errors → {out} · {ledger_line(summary.ledger)}",
         highlight=False,
     )
+
+
+@app.command("validate")
+def validate_command(
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", help="Report folder (resumed if it exists).", rich_help_panel="Output"
+        ),
+    ],
+    data: Annotated[
+        str | None,
+        typer.Option(
+            "--data",
+            help="SWE-bench instances: file, saved dataset or hub id (default: shipped sample).",
+            rich_help_panel="Input",
+        ),
+    ] = None,
+    candidates: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--candidates",
+            help="Labelled candidates: JSONL, a folder of them, or an experiments run folder.",
+            rich_help_panel="Input",
+        ),
+    ] = None,
+    generator: Annotated[
+        str,
+        typer.Option(
+            "--generator",
+            help="Rubric generator: provider:model or reference.",
+            rich_help_panel="Model",
+        ),
+    ] = "reference",
+    judge: Annotated[
+        str,
+        typer.Option(
+            "--judge",
+            help="Judge: provider:model, scripted:NAME or reference.",
+            rich_help_panel="Model",
+        ),
+    ] = "reference",
+    runs: Annotated[
+        int,
+        typer.Option("--runs", min=1, help="Repeat runs per candidate.", rich_help_panel="Model"),
+    ] = 3,
+    hybrid: Annotated[
+        bool,
+        typer.Option(
+            "--hybrid",
+            help="Answer criteria that carry a check statically.",
+            rich_help_panel="Model",
+        ),
+    ] = False,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", min=1, help="Only the first N tasks.", rich_help_panel="Input"),
+    ] = None,
+    repos: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--repos", help="Only tasks of these repositories; repeatable.", rich_help_panel="Input"
+        ),
+    ] = None,
+    group: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--group",
+            help="PATTERN=SYSTEM: runs matching the regex are one system; repeatable.",
+            rich_help_panel="Input",
+        ),
+    ] = None,
+    systems: Annotated[
+        Path | None,
+        typer.Option(
+            "--systems",
+            help="System rules YAML (default configs/systems.yaml).",
+            rich_help_panel="Input",
+        ),
+    ] = None,
+    repos_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--repos-dir", help="Local git clones for repository context.", rich_help_panel="Input"
+        ),
+    ] = None,
+    no_baseline: Annotated[
+        bool,
+        typer.Option(
+            "--no-baseline", help="Skip the reference-judge baseline.", rich_help_panel="Output"
+        ),
+    ] = False,
+    split: SplitOption = "test",
+    config: ConfigOption = None,
+    no_cache: NoCacheOption = False,
+    concurrency: ConcurrencyOption = None,
+) -> None:
+    """Replay labelled SWE-bench candidates and measure the judge with the four checks."""
+    from validation.report import check_rows
+    from validation.validate import ValidateJob, validate
+
+    settings = _settings(config, concurrency)
+    job = ValidateJob(
+        out=out,
+        data=data,
+        candidates=tuple(candidates or ()),
+        generator=generator,
+        judge=judge,
+        runs=runs,
+        limit=limit,
+        repos=tuple(repos or ()),
+        baseline=not no_baseline,
+        systems=systems,
+        groups=tuple(group or ()),
+        repos_dir=repos_dir,
+        hybrid=hybrid,
+        split=split,
+    )
+    try:
+        with progress_bar(console, "validating") as update:
+            metrics = asyncio.run(validate(job, settings, not no_cache, update))
+    except (ConfigError, RecordError) as exc:
+        raise _fail(str(exc)) from exc
+    table = Table(*_check_columns(metrics), title=f"Validation of {judge} (rubrics: {generator})")
+    for row in check_rows(metrics["main"], metrics["baseline"]):
+        table.add_row(*(Text(cell) for cell in row))
+    console.print(table)
+    leak = metrics["leak_audit"]
+    console.print(
+        f"leak audit: {leak['pipeline_leaks']} leaks by the pipeline in "
+        f"{leak['prompts_scanned']} prompts · report: {out / 'report.md'}, {out / 'report.html'}",
+        highlight=False,
+    )
+
+
+def _check_columns(metrics: dict) -> list[str]:
+    columns = ["check", f"this judge ({metrics['main']['judge']})"]
+    if metrics["baseline"]:
+        columns.append("reference baseline")
+    return [*columns, "published"]
 
 
 @app.command("show")

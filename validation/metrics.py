@@ -29,9 +29,10 @@ def _num(value: float | None) -> float | None:
 
 def mean_ci(values: np.ndarray, n_boot: int, seed: int) -> list[float | None]:
     """95 % percentile bootstrap CI of the mean (resampling the given units)."""
-    if len(values) < 2 or np.all(values == values[0]):
-        same = _num(values[0]) if len(values) else None
-        return [same, same]
+    if len(values) < 2:
+        return [None, None]  # one unit has no sampling distribution to speak of
+    if np.all(values == values[0]):
+        return [_num(values[0]), _num(values[0])]
     result = stats.bootstrap(
         (values,), np.mean, n_resamples=n_boot, method="percentile", random_state=seed
     )
@@ -176,7 +177,8 @@ def system_table(scores: pd.DataFrame) -> pd.DataFrame:
             "failing_mean_score": failing.groupby("system")["score"].mean(),
         }
     )
-    return table.fillna({"failing": 0})
+    table = table.fillna({"candidates": 0, "failing": 0})
+    return table.astype({"candidates": int, "failing": int})
 
 
 def _rho(table: pd.DataFrame) -> float | None:
@@ -186,13 +188,30 @@ def _rho(table: pd.DataFrame) -> float | None:
     return _num(stats.spearmanr(usable["failing_mean_score"], usable["resolve_rate"]).statistic)
 
 
+MIN_COMMON_TASKS = 10
+
+
+def common_task_systems(scores: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """The systems to compare on shared tasks, and those shared tasks.
+
+    Systems that attempted few tasks would shrink the intersection to nothing, so the system
+    with the fewest tasks is dropped until at least `MIN_COMMON_TASKS` tasks are shared (or only
+    `MIN_SYSTEMS` systems are left)."""
+    attempted = {s: set(g["task_id"]) for s, g in scores.groupby("system")}
+    systems = sorted(attempted, key=lambda s: (-len(attempted[s]), s))
+    while True:
+        shared = set.intersection(*(attempted[s] for s in systems)) if systems else set()
+        if len(shared) >= MIN_COMMON_TASKS or len(systems) <= MIN_SYSTEMS:
+            return systems, sorted(shared)
+        systems = systems[:-1]
+
+
 def _system_scores(frame: pd.DataFrame, common_tasks: bool) -> pd.DataFrame:
     scores = candidate_scores(frame[~frame["gold"] & (frame["condition"] == "standard")])
     scores = scores.dropna(subset=["score"])
     if common_tasks:
-        systems = scores["system"].nunique()
-        per_task = scores.groupby("task_id")["system"].nunique()
-        scores = scores[scores["task_id"].isin(per_task[per_task == systems].index)]
+        systems, tasks = common_task_systems(scores)
+        scores = scores[scores["system"].isin(systems) & scores["task_id"].isin(tasks)]
     return scores
 
 
@@ -292,3 +311,19 @@ def _tie_rate(frame: pd.DataFrame) -> float | None:
     scores = candidate_scores(frame[~frame["gold"]]).dropna(subset=["score"])
     tops = scores.groupby("task_id")["score"].apply(lambda s: int((s == s.max()).sum()) > 1)
     return _rate(tops.sum(), len(tops))
+
+
+def all_checks(frame: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> dict:
+    """Every check on one judgement table; AUC with and without empty patches, failure quality
+    over all failing patches and over the tasks every compared system attempted."""
+    return {
+        "gold": gold_check(frame),
+        "repeat": repeat_check(frame),
+        "auc_without_empty": auc_check(frame, include_empty=False, n_boot=n_boot, seed=seed),
+        "auc_with_empty": auc_check(frame, include_empty=True, n_boot=n_boot, seed=seed),
+        "failure_quality": failure_quality_check(frame, n_boot=n_boot // 2, seed=seed),
+        "failure_quality_common_tasks": failure_quality_check(
+            frame, n_boot=n_boot // 2, seed=seed, common_tasks=True
+        ),
+        "run": run_figures(frame),
+    }

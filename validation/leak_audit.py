@@ -1,0 +1,81 @@
+"""Leak audit: do any prompts carry test content (test names, test-patch lines)?
+
+Every prompt the run sends (or looks up in the cache) is scanned for the FAIL_TO_PASS test names
+and the distinctive lines of the `test_patch` of every task. A hit whose text also occurs in a
+legitimate input (an issue text, hints, a reference or candidate patch — issues sometimes name
+the failing test themselves) is reported as *in the inputs*; any other hit is a *leak by the
+pipeline*, and that count must be 0.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from judge.types import Message
+
+MIN_LINE_CHARS = 30
+_TEST_NAME = re.compile(r"(test\w{4,})")
+MAX_LISTED = 50
+
+
+def test_names(fail_to_pass: Iterable[str]) -> set[str]:
+    """`path::Class::test_x[param]` or `test_x (module.Class)` → `test_x`."""
+    names = set()
+    for entry in fail_to_pass:
+        last = str(entry).split("::")[-1].split("[")[0].split(" ")[0]
+        if match := _TEST_NAME.search(last):
+            names.add(match.group(1))
+    return names
+
+
+def test_lines(test_patch: str) -> set[str]:
+    """Added lines of the test patch long enough to be distinctive."""
+    lines = set()
+    for line in (test_patch or "").splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            text = line[1:].strip()
+            if len(text) >= MIN_LINE_CHARS:
+                lines.add(text)
+    return lines
+
+
+@dataclass
+class LeakAudit:
+    """Collects needles once, then scans each prompt as it is sent."""
+
+    needles: dict[str, str] = field(default_factory=dict)  # text -> "test_name" | "test_line"
+    legitimate: list[str] = field(default_factory=list)
+    prompts_scanned: int = 0
+    findings: list[dict] = field(default_factory=list)
+
+    def add_task_tests(self, withheld: dict) -> None:
+        for name in test_names(withheld.get("FAIL_TO_PASS") or []):
+            self.needles[name] = "test_name"
+        for line in test_lines(withheld.get("test_patch") or ""):
+            self.needles[line] = "test_line"
+
+    def add_legitimate(self, texts: Iterable[str | None]) -> None:
+        self.legitimate += [t for t in texts if t]
+
+    def scan(self, model: str, messages: Sequence[Message]) -> None:
+        self.prompts_scanned += 1
+        text = "\n".join(m.content for m in messages)
+        for needle, kind in self.needles.items():
+            if needle in text:
+                in_inputs = any(needle in source for source in self.legitimate)
+                self.findings.append(
+                    {"kind": kind, "text": needle[:120], "model": model, "in_inputs": in_inputs}
+                )
+
+    def summary(self) -> dict:
+        leaks = [f for f in self.findings if not f["in_inputs"]]
+        return {
+            "prompts_scanned": self.prompts_scanned,
+            "needles": len(self.needles),
+            "hits": len(self.findings),
+            "hits_in_inputs": len(self.findings) - len(leaks),
+            "pipeline_leaks": len(leaks),
+            "examples": self.findings[:MAX_LISTED],
+        }

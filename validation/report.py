@@ -1,0 +1,205 @@
+"""`report.md` and a self-contained `report.html` from `metrics.json` and the judgement files.
+
+Both are rendered from the same rows; every text that comes from data (system names, repository
+names, rubric failures, leak examples) is escaped in the HTML by jinja2's autoescaping.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from judge.jsonl import read_jsonl
+from judge.judgement import Judgement
+from validation import plots
+from validation.frame import judgements_frame
+
+TEMPLATES = Path(__file__).parent / "templates"
+PUBLISHED = {
+    "gold": "0.80 / 0.85",
+    "repeat": "±0.02, r ≈ 0.96",
+    "auc": "0.75–0.86",
+    "rho": "+0.94",
+}
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _ci(pair: list) -> str:
+    return f"[{fmt(pair[0], 2)}, {fmt(pair[1], 2)}]" if pair and pair[0] is not None else ""
+
+
+def _gold(stage: dict) -> str:
+    gold = stage["checks"]["gold"]
+    if not gold.get("n"):
+        return "no gold patches"
+    text = (
+        f"{fmt(gold['mean'], 2)} / {fmt(gold['median'], 2)} (≥0.8: {fmt(gold['share_ge_0_8'], 2)})"
+    )
+    return (
+        text
+        if stage["gold_check_informative"]
+        else text + " — uninformative: built from the gold patch"
+    )
+
+
+def _repeat(stage: dict) -> str:
+    repeat = stage["checks"]["repeat"]
+    if repeat.get("runs", 0) < 2:
+        return "deterministic (one run)" if stage["judge"] == "reference" else "needs --runs ≥ 2"
+    return (
+        f"±{fmt(repeat['mean_abs_dev'])}, r = {fmt(repeat['mean_pairwise_pearson'], 2)}, "
+        f"ICC = {fmt(repeat['icc_2_1'], 2)}, range ≤ 0.05: {fmt(repeat['share_range_le_0_05'], 2)}"
+    )
+
+
+def _auc(auc: dict) -> str:
+    if not auc["tasks"]:
+        return "no task with both classes"
+    return (
+        f"{fmt(auc['mean'])} {_ci(auc['ci95'])}, median {fmt(auc['median'], 2)}, "
+        f"pooled {fmt(auc['pooled'], 2)} ({auc['tasks']} tasks, {auc['pairs']} pairs)"
+    )
+
+
+def _rho(check: dict) -> str:
+    if check.get("status") != "ok":
+        return check.get("reason", "–")
+    return (
+        f"{fmt(check['spearman_rho'], 2)} {_ci(check['ci95'])}, "
+        f"p = {fmt(check['permutation_p'], 3)} ({check['systems']} systems, {check['tasks']} tasks)"
+    )
+
+
+def check_rows(main: dict, baseline: dict | None) -> list[list[str]]:
+    """Check | this judge | reference baseline | published."""
+    stages = [main, baseline] if baseline else [main]
+    rows = [
+        ("1. Gold patches: mean / median", _gold, PUBLISHED["gold"]),
+        ("2. Same answer twice", _repeat, PUBLISHED["repeat"]),
+        (
+            "3. Per-task AUC, empty patches excluded",
+            lambda s: _auc(s["checks"]["auc_without_empty"]),
+            PUBLISHED["auc"],
+        ),
+        (
+            "3. Per-task AUC, empty patches included",
+            lambda s: _auc(s["checks"]["auc_with_empty"]),
+            PUBLISHED["auc"],
+        ),
+        (
+            "4. Failure quality ρ, all failing patches",
+            lambda s: _rho(s["checks"]["failure_quality"]),
+            PUBLISHED["rho"],
+        ),
+        (
+            "4. Failure quality ρ, tasks every system attempted",
+            lambda s: _rho(s["checks"]["failure_quality_common_tasks"]),
+            PUBLISHED["rho"],
+        ),
+    ]
+    return [[label, *(render(s) for s in stages), published] for label, render, published in rows]
+
+
+def run_rows(stage: dict) -> list[list[str]]:
+    run = stage["checks"]["run"]
+    cost = "unknown" if run["cost_usd"] is None else f"${run['cost_usd']:.4f}"
+    return [
+        ["judgements", str(run["judgements"])],
+        ["judge calls (cache hits)", f"{run['judge_calls']} ({run['cache_hits']})"],
+        ["tokens in / out", f"{run['input_tokens']} / {run['output_tokens']}"],
+        ["cost", cost],
+        ["unparsed rate", fmt(run["unparsed_rate"])],
+        ["unverified-evidence rate (of yes answers)", fmt(run["unverified_yes_rate"])],
+        ["truncated rate", fmt(run["truncated_rate"])],
+        ["tasks whose top score is tied", fmt(run["score_ties_rate"], 2)],
+    ]
+
+
+def repo_rows(stage: dict) -> list[list[str]]:
+    per_repo = stage["checks"]["auc_without_empty"]["per_repo"]
+    return [
+        [repo, str(s["tasks"]), fmt(s["mean"]), _ci(s["ci95"])]
+        for repo, s in sorted(per_repo.items())
+    ]
+
+
+def system_rows(stage: dict) -> list[list[str]]:
+    per_system = stage["checks"]["failure_quality"]["per_system"]
+    return [
+        [
+            system,
+            str(row["candidates"]),
+            fmt(row["resolve_rate"], 2),
+            str(row["failing"]),
+            fmt(row["failing_mean_score"]),
+        ]
+        for system, row in sorted(per_system.items(), key=lambda kv: -(kv[1]["resolve_rate"] or 0))
+    ]
+
+
+def _frame(folder: Path) -> pd.DataFrame:
+    return judgements_frame(read_jsonl(folder / "judgements.jsonl", Judgement))
+
+
+def figures(folder: Path, metrics: dict) -> dict[str, bytes]:
+    frame = _frame(folder)
+    main = metrics["main"]["checks"]
+    drawn = {
+        "score_distributions": plots.score_distributions(frame),
+        "repo_auc": plots.repo_auc(main["auc_without_empty"]),
+        "failure_quality": plots.failure_quality(main["failure_quality"]),
+        "run_scatter": plots.run_scatter(frame),
+    }
+    return {name: plots.to_png(fig) for name, fig in drawn.items() if fig is not None}
+
+
+def _environment() -> Environment:
+    return Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=select_autoescape(["html"]),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def context(metrics: dict) -> dict:
+    main, baseline = metrics["main"], metrics["baseline"]
+    columns = ["check", f"this judge ({main['judge']})"]
+    columns += [f"reference baseline ({baseline['judge']})"] if baseline else []
+    return {
+        "metrics": metrics,
+        "main": main,
+        "baseline": baseline,
+        "check_columns": [*columns, "published"],
+        "checks": check_rows(main, baseline),
+        "run": run_rows(main),
+        "repos": repo_rows(main),
+        "systems": system_rows(main),
+        "leak": metrics["leak_audit"],
+        "fmt": fmt,
+    }
+
+
+def write_reports(folder: Path, metrics: dict) -> None:
+    images = figures(folder, metrics)
+    (folder / "figures").mkdir(exist_ok=True)
+    for name, png in images.items():
+        (folder / "figures" / f"{name}.png").write_bytes(png)
+    env = _environment()
+    base = context(metrics)
+    markdown = env.get_template("report.md.j2").render(**base, images=sorted(images))
+    (folder / "report.md").write_text(markdown, encoding="utf-8")
+    uris = {name: plots.data_uri(png) for name, png in images.items()}
+    html = env.get_template("report.html.j2").render(**base, images=uris)
+    (folder / "report.html").write_text(html, encoding="utf-8")
+
+
+def load_metrics(folder: Path) -> dict:
+    return json.loads((folder / "metrics.json").read_text(encoding="utf-8"))

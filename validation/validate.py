@@ -1,0 +1,228 @@
+"""The `validate` job: replay labelled SWE-bench candidates through rubrics and a judge, then
+measure the judge with the four checks, beside the no-LLM reference baseline.
+
+Everything is resumable: rubrics are frozen and reused, judgements are appended as they finish
+and skipped when present, and metrics are recomputed from the judgement files alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from judge.config import AppSettings
+from judge.jsonl import read_jsonl
+from judge.judgement import Judgement
+from judge.judges import REFERENCE, make_judge
+from judge.llm import LLMClient
+from judge.loaders import load_tasks
+from judge.manifest import build_manifest, write_json_atomic
+from judge.prompts import load_prompt
+from judge.records import Candidate, ErrorRecord, Task
+from judge.score_run import (
+    ERRORS,
+    JUDGEMENTS,
+    MANIFEST,
+    Progress,
+    ScoreSummary,
+    judge_all,
+    pending_work,
+)
+from rubric_gen.run import RubricSummary, rubrics_for_tasks
+from validation.candidates import gold_candidates, load_labelled
+from validation.frame import judgements_frame
+from validation.leak_audit import LeakAudit
+from validation.metrics import all_checks
+from validation.report import write_reports
+from validation.systems import SystemRules, load_system_rules, parse_group_option
+
+SAMPLE_DIR = Path(__file__).parent / "data"
+SAMPLE_TASKS = SAMPLE_DIR / "instances.jsonl.gz"
+SAMPLE_CANDIDATES = SAMPLE_DIR / "candidates.jsonl.gz"
+RUBRICS = "rubrics.jsonl"
+METRICS = "metrics.json"
+BASELINE = "baseline"
+
+
+@dataclass(frozen=True)
+class ValidateJob:
+    out: Path
+    data: str | None = None
+    candidates: tuple[str, ...] = ()
+    generator: str = REFERENCE
+    judge: str = REFERENCE
+    runs: int = 3
+    limit: int | None = None
+    repos: tuple[str, ...] = ()
+    baseline: bool = True
+    systems: Path | None = None
+    groups: tuple[str, ...] = ()
+    repos_dir: Path | None = None
+    hybrid: bool = False
+    split: str = "test"
+    n_boot: int = 2000
+    seed: int = 0
+
+
+@dataclass
+class Inputs:
+    tasks: dict[str, Task]
+    withheld: dict[str, dict]
+    candidates: list[Candidate]
+    errors: list[ErrorRecord] = field(default_factory=list)
+
+
+def _rules(job: ValidateJob) -> SystemRules:
+    extra = parse_group_option(list(job.groups)).rules
+    return SystemRules(rules=extra + load_system_rules(job.systems).rules)
+
+
+def load_inputs(job: ValidateJob) -> Inputs:
+    """Tasks that have labelled candidates (filtered by --repos, cut by --limit), their
+    candidates, and each task's gold patch as one more candidate."""
+    loaded = load_tasks(job.data or SAMPLE_TASKS, job.split)
+    labelled = load_labelled(list(job.candidates) or [SAMPLE_CANDIDATES], _rules(job))
+    errors = [ErrorRecord.from_record_error(e) for e in loaded.errors + labelled.errors]
+    wanted = sorted({c.task_id for c in labelled.candidates} & set(loaded.tasks))
+    if job.repos:
+        wanted = [t for t in wanted if loaded.tasks[t].repo in job.repos]
+    wanted = wanted[: job.limit] if job.limit else wanted
+    tasks = {t: loaded.tasks[t] for t in wanted}
+    candidates = [c for c in labelled.candidates if c.task_id in tasks] + gold_candidates(tasks)
+    withheld = {t: loaded.withheld.get(t, {}) for t in tasks}
+    return Inputs(tasks, withheld, candidates, errors)
+
+
+def _audit(inputs: Inputs) -> LeakAudit:
+    audit = LeakAudit()
+    for task in inputs.tasks.values():
+        audit.add_task_tests(inputs.withheld[task.task_id])
+        audit.add_legitimate([task.description, task.hints, task.reference_patch])
+    audit.add_legitimate(c.patch for c in inputs.candidates)
+    return audit
+
+
+@dataclass
+class Stage:
+    generator: str
+    judge: str
+    folder: Path
+    runs: int
+    rubrics: RubricSummary = field(default_factory=RubricSummary)
+    scoring: ScoreSummary = field(default_factory=ScoreSummary)
+    judgements: list[Judgement] = field(default_factory=list)
+
+
+async def run_stage(
+    client: LLMClient,
+    stage: Stage,
+    inputs: Inputs,
+    job: ValidateJob,
+    settings: AppSettings,
+    progress: Progress | None,
+) -> Stage:
+    tasks = list(inputs.tasks.values())
+    rubrics = await rubrics_for_tasks(
+        client,
+        stage.generator,
+        tasks,
+        stage.folder / RUBRICS,
+        settings,
+        stage.rubrics,
+        job.repos_dir,
+    )
+    path = stage.folder / JUDGEMENTS
+    work = pending_work(
+        inputs.candidates,
+        inputs.tasks,
+        rubrics,
+        stage.folder / RUBRICS,
+        path,
+        stage.runs,
+        stage.scoring,
+    )
+    judge = make_judge(stage.judge, client, settings.judge, job.hybrid)
+    await judge_all(client, judge, inputs.tasks, rubrics, work, path, stage.scoring, progress)
+    wanted = {(c.candidate_id, run) for c in inputs.candidates for run in range(stage.runs)}
+    stage.judgements = [j for j in read_jsonl(path, Judgement) if j.key in wanted]
+    return stage
+
+
+def _stages(job: ValidateJob) -> list[Stage]:
+    stages = [Stage(job.generator, job.judge, job.out, job.runs)]
+    if job.baseline and (job.judge, job.generator) != (REFERENCE, REFERENCE):
+        stages.append(Stage(REFERENCE, REFERENCE, job.out / BASELINE, 1))
+    return stages
+
+
+def _prompt_hashes(stage: Stage) -> dict[str, str | None]:
+    llm = stage.judge != REFERENCE
+    return {
+        "judge": sorted({j.prompt_hash for j in stage.judgements}),
+        "generator": load_prompt("rubric").hash if stage.generator != REFERENCE else None,
+        "judge_template": load_prompt("judge").hash if llm else None,
+    }
+
+
+def stage_metrics(stage: Stage, inputs: Inputs, job: ValidateJob) -> dict:
+    repos = {t: task.repo or "" for t, task in inputs.tasks.items()}
+    frame = judgements_frame(stage.judgements, repos)
+    return {
+        "judge": stage.judge,
+        "generator": stage.generator,
+        "runs": stage.runs,
+        "gold_check_informative": REFERENCE not in (stage.judge, stage.generator),
+        "prompt_hashes": _prompt_hashes(stage),
+        "checks": all_checks(frame, n_boot=job.n_boot, seed=job.seed),
+        "rubric_failures": [e.model_dump() for e in stage.rubrics.errors],
+    }
+
+
+async def validate(
+    job: ValidateJob,
+    settings: AppSettings,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+) -> dict:
+    inputs = load_inputs(job)
+    audit = _audit(inputs)
+    stages = _stages(job)
+    async with LLMClient(settings.llm, use_cache=use_cache, on_request=audit.scan) as client:
+        for stage in stages:
+            await run_stage(client, stage, inputs, job, settings, progress)
+        ledger = client.ledger
+    metrics = {
+        "format_version": 1,
+        "data": {
+            "tasks": job.data or str(SAMPLE_TASKS),
+            "candidates": list(job.candidates) or [str(SAMPLE_CANDIDATES)],
+            "n_tasks": len(inputs.tasks),
+            "n_candidates": len(inputs.candidates),
+            "limit": job.limit,
+            "repos": list(job.repos),
+        },
+        "main": stage_metrics(stages[0], inputs, job),
+        "baseline": stage_metrics(stages[1], inputs, job) if len(stages) > 1 else None,
+        "leak_audit": audit.summary(),
+        "usage": ledger.as_dict(),
+    }
+    errors = inputs.errors + [e for s in stages for e in s.rubrics.errors + s.scoring.errors]
+    _write(job, settings, metrics, errors, ledger)
+    return metrics
+
+
+def _write(job: ValidateJob, settings: AppSettings, metrics: dict, errors, ledger) -> None:
+    job.out.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(job.out / METRICS, metrics)
+    with (job.out / ERRORS).open("w", encoding="utf-8") as handle:
+        handle.writelines(e.model_dump_json() + "\n" for e in errors)
+    inputs = {k: str(v) if isinstance(v, Path) else v for k, v in job.__dict__.items()}
+    counts = {
+        "tasks": metrics["data"]["n_tasks"],
+        "candidates": metrics["data"]["n_candidates"],
+        "errors": len(errors),
+    }
+    write_json_atomic(
+        job.out / MANIFEST, build_manifest("validate", settings, inputs, counts, ledger)
+    )
+    write_reports(job.out, metrics)
