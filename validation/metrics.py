@@ -274,9 +274,11 @@ def failure_quality_check(
 
 def _records(table: pd.DataFrame) -> dict[str, dict]:
     return {
-        system: {
-            key: _num(value) if isinstance(value, float) else int(value)
-            for key, value in row.items()
+        str(system): {
+            "candidates": int(row["candidates"]),
+            "resolve_rate": _num(row["resolve_rate"]),
+            "failing": int(row["failing"]),
+            "failing_mean_score": _num(row["failing_mean_score"]),
         }
         for system, row in table.iterrows()
     }
