@@ -100,16 +100,17 @@ def load_tasks(location: str | Path, split: str = "test") -> Loaded:
     return loaded
 
 
-def load_candidates(location: str | Path) -> Loaded:
+def load_candidates(location: str | Path, defaults: dict[str, Any] | None = None) -> Loaded:
     """Candidates in file order; a derived id that repeats gets `~2`, `~3`… in order of
-    appearance, and a repeated explicit id is an error."""
+    appearance, and a repeated explicit id is an error. `defaults` fill labels a row lacks
+    (e.g. the run name of a file whose rows do not name their system)."""
     loaded = Loaded()
     seen: Counter[str] = Counter()
     for source, row in read_rows(location):
         try:
             if isinstance(row, RecordError):
                 raise row
-            candidate = candidate_from_row(row, source)
+            candidate = candidate_from_row({**(defaults or {}), **row}, source)
             candidate = _unique(candidate, seen, explicit="candidate_id" in row, source=source)
         except RecordError as exc:
             loaded.errors.append(exc)

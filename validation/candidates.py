@@ -63,9 +63,10 @@ def _unlabelled(location: Path, loaded: Loaded) -> list[tuple[Candidate, str]]:
         return [(c, location.name) for c in _experiments_run(location, loaded)]
     pairs: list[tuple[Candidate, str]] = []
     for path in _files(location):
-        part = load_candidates(path)
+        run = path.name.split(".jsonl")[0]
+        part = load_candidates(path, defaults={"system": run})
         loaded.errors += part.errors
-        pairs += [(c, path.name.split(".jsonl")[0]) for c in part.candidates]
+        pairs += [(c, run) for c in part.candidates]
     return pairs
 
 

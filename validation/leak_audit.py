@@ -20,7 +20,7 @@ _TEST_NAME = re.compile(r"(test\w{4,})")
 MAX_LISTED = 50
 
 
-def test_names(fail_to_pass: Iterable[str]) -> set[str]:
+def failing_test_names(fail_to_pass: Iterable[str]) -> set[str]:
     """`path::Class::test_x[param]` or `test_x (module.Class)` → `test_x`."""
     names = set()
     for entry in fail_to_pass:
@@ -30,7 +30,7 @@ def test_names(fail_to_pass: Iterable[str]) -> set[str]:
     return names
 
 
-def test_lines(test_patch: str) -> set[str]:
+def distinctive_test_lines(test_patch: str) -> set[str]:
     """Added lines of the test patch long enough to be distinctive."""
     lines = set()
     for line in (test_patch or "").splitlines():
@@ -51,9 +51,9 @@ class LeakAudit:
     findings: list[dict] = field(default_factory=list)
 
     def add_task_tests(self, withheld: dict) -> None:
-        for name in test_names(withheld.get("FAIL_TO_PASS") or []):
+        for name in failing_test_names(withheld.get("FAIL_TO_PASS") or []):
             self.needles[name] = "test_name"
-        for line in test_lines(withheld.get("test_patch") or ""):
+        for line in distinctive_test_lines(withheld.get("test_patch") or ""):
             self.needles[line] = "test_line"
 
     def add_legitimate(self, texts: Iterable[str | None]) -> None:

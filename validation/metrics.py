@@ -183,8 +183,12 @@ def system_table(scores: pd.DataFrame) -> pd.DataFrame:
 
 def _rho(table: pd.DataFrame) -> float | None:
     usable = table.dropna(subset=["failing_mean_score"])
-    if len(usable) < 2:
-        return None
+    if (
+        len(usable) < 2
+        or usable["failing_mean_score"].nunique() < 2
+        or usable["resolve_rate"].nunique() < 2
+    ):
+        return None  # a constant column has no rank correlation
     return _num(stats.spearmanr(usable["failing_mean_score"], usable["resolve_rate"]).statistic)
 
 
@@ -215,14 +219,45 @@ def _system_scores(frame: pd.DataFrame, common_tasks: bool) -> pd.DataFrame:
     return scores
 
 
+def _task_system_sums(scores: pd.DataFrame) -> np.ndarray:
+    """tasks × systems × (candidates, resolved, failing, failing score sum): resampling tasks
+    then only sums rows of this array."""
+    failing = ~scores["resolved"] & ~scores["empty"]
+    parts = (
+        scores.assign(
+            n=1,
+            r=scores["resolved"].astype(int),
+            f=failing.astype(int),
+            fs=scores["score"].where(failing, 0.0),
+        )
+        .groupby(["task_id", "system"])[["n", "r", "f", "fs"]]
+        .sum()
+    )
+    tasks = parts.index.get_level_values(0).unique()
+    systems = parts.index.get_level_values(1).unique()
+    full = parts.reindex(pd.MultiIndex.from_product([tasks, systems]), fill_value=0)
+    return full.to_numpy(dtype=float).reshape(len(tasks), len(systems), 4)
+
+
+def _rho_from_sums(sums: np.ndarray) -> float | None:
+    candidates, resolved, failing, failing_score = sums.T
+    usable = failing > 0
+    if usable.sum() < 2:
+        return None
+    means = failing_score[usable] / failing[usable]
+    rates = resolved[usable] / candidates[usable]
+    if np.ptp(means) == 0 or np.ptp(rates) == 0:
+        return None
+    return float(stats.spearmanr(means, rates).statistic)
+
+
 def _bootstrap_rho(scores: pd.DataFrame, n_boot: int, seed: int) -> list[float | None]:
     rng = np.random.default_rng(seed)
-    groups = dict(list(scores.groupby("task_id")))
-    tasks = np.array(list(groups))
+    cube = _task_system_sums(scores)
     draws = []
     for _ in range(n_boot):
-        sample = pd.concat([groups[t] for t in rng.choice(tasks, size=len(tasks))])
-        if (rho := _rho(system_table(sample))) is not None:
+        sample = cube[rng.integers(0, len(cube), size=len(cube))].sum(axis=0)
+        if (rho := _rho_from_sums(sample)) is not None:
             draws.append(rho)
     if len(draws) < 2:
         return [None, None]
