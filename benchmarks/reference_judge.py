@@ -113,7 +113,8 @@ def main() -> None:
     auc_ok = "PASS" if auc >= AUC_TARGET else "FAIL"
     speed_ok = "PASS" if seconds < SECONDS_TARGET else "FAIL"
     print(f"AUC (empty excluded) {auc:.3f}, target >= {AUC_TARGET}: {auc_ok}")
-    print(f"judged {result['judged']} in {seconds:.1f} s (target < {SECONDS_TARGET:.0f} s): {speed_ok}")
+    judged = result["judged"]
+    print(f"judged {judged} in {seconds:.1f} s (target < {SECONDS_TARGET:.0f} s): {speed_ok}")
 
 
 if __name__ == "__main__":
