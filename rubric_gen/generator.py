@@ -17,11 +17,23 @@ from judge.fencing import fence, truncate
 from judge.llm import ModelClient
 from judge.prompts import load_prompt
 from judge.records import Task
-from judge.rubric import Category, Criterion, Rubric
+from judge.rubric import Category, Check, CheckKind, Criterion, Rubric
 from judge.types import Message
 from rubric_gen.lint import lint_rubric
 
 PROMPT_NAME = "rubric"
+
+
+class CheckDraft(BaseModel):
+    """A structural criterion's machine check, as the model writes it (fields it does not need
+    are null)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: CheckKind
+    path: str | None
+    symbol: str | None
+    token: str | None
 
 
 class CriterionDraft(BaseModel):
@@ -34,6 +46,7 @@ class CriterionDraft(BaseModel):
     category: Category
     anchors: list[str]
     rationale: str
+    check: CheckDraft | None
 
 
 class RubricDraft(BaseModel):
@@ -50,6 +63,7 @@ class NumberedDraft:
     category: str
     anchors: list[str] = field(default_factory=list)
     rationale: str = ""
+    check: dict | None = None
 
 
 class RubricFailure(Exception):
@@ -95,6 +109,7 @@ def freeze(task: Task, items: list[NumberedDraft], generator: str) -> Rubric:
             category=item.category,
             anchors=item.anchors,
             rationale=item.rationale,
+            check=Check.model_validate(item.check) if item.check else None,
         )
         for item in items
     ]

@@ -111,6 +111,28 @@ def weight_findings(criteria: Criteria) -> list[str]:
     return findings
 
 
+REQUIRED_CHECK_FIELDS = {
+    "touches_file": ("path",),
+    "changes_symbol": ("path", "symbol"),
+    "adds_token": ("token",),
+    "removes_token": ("token",),
+}
+
+
+def check_findings(criteria: Criteria) -> list[str]:
+    """A check must carry the fields its kind needs, or the static answer would be noise."""
+    findings = []
+    for c in criteria:
+        check = getattr(c, "check", None)
+        if not check:
+            continue
+        check = check if isinstance(check, dict) else check.model_dump()
+        missing = [f for f in REQUIRED_CHECK_FIELDS[check["kind"]] if not check.get(f)]
+        if missing:
+            findings.append(f"{c.id} has a {check['kind']} check without {', '.join(missing)}")
+    return findings
+
+
 def lint_rubric(criteria: Criteria, settings: RubricSettings) -> list[str]:
     """Every finding; an empty list means the rubric may be frozen."""
     findings = []
@@ -124,6 +146,7 @@ def lint_rubric(criteria: Criteria, settings: RubricSettings) -> list[str]:
         leak_findings,
         duplicate_findings,
         weight_findings,
+        check_findings,
     ]
     for rule in rules:
         findings += rule(criteria)

@@ -45,7 +45,14 @@ def rubric_writer(call: ScriptedCall) -> dict:
     task_id = _TASK.search(call.messages[-1].content).group(1)
     return {
         "criteria": [
-            {"question": q, "weight": w, "category": c, "anchors": [], "rationale": "scripted"}
+            {
+                "question": q,
+                "weight": w,
+                "category": c,
+                "anchors": [],
+                "rationale": "scripted",
+                "check": None,
+            }
             for q, w, c in MINI_RUBRICS[task_id]
         ]
     }

@@ -19,6 +19,7 @@ VAGUE = {
             "category": "behavior",
             "anchors": [],
             "rationale": "",
+            "check": None,
         }
     ]
     * 5

@@ -21,8 +21,12 @@ async def test_notebook_executes_on_a_sample_report(tmp_path, monkeypatch):
     await validate(ValidateJob(out=out, limit=8, runs=2, n_boot=200), settings)
     monkeypatch.setenv("REPORT_DIR", str(out))
     notebook = nbformat.read(NOTEBOOK, as_version=4)
-    client = NotebookClient(notebook, timeout=120, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp_path)}})
+    client = NotebookClient(
+        notebook,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path)}},
+    )
     await client.async_execute()
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]

@@ -166,3 +166,32 @@ def test_show_prints_the_table(scored):
     assert "int(text)" in result.output
     missing = runner.invoke(app, ["show", str(scored[2]), "--candidate", "nope"])
     assert missing.exit_code == 2 and "no judgement" in missing.output
+
+
+def test_reference_generator_and_judge_need_no_model(mini, workdir):
+    tasks, cands = str(mini / "tasks.jsonl"), str(mini / "candidates.jsonl")
+    made = _run("rubrics", tasks, "--generator", "reference", "--out", "ref-rubrics.jsonl")
+    assert "3 generated" in made.output
+    _run(
+        "score",
+        tasks,
+        cands,
+        "--rubrics",
+        "ref-rubrics.jsonl",
+        "--judge",
+        "reference",
+        "--out",
+        "ref-run",
+        "--runs",
+        "2",
+    )
+    judgements = read_jsonl(workdir / "ref-run" / "judgements.jsonl", Judgement)
+    assert len(judgements) == 14
+    by_id = {(j.candidate_id, j.run_index): j for j in judgements}
+    assert by_id[("net__net-3@acme-coder-7b", 0)].score == 1.0  # the fix matches the reference
+    assert by_id[("text__text-2@zeta-llm-70b", 0)].score == 0.0  # wrong file
+    assert all(j.usage.calls == 0 and j.judge_model == "reference" for j in judgements)
+    assert (
+        by_id[("calc__calc-1@zeta-llm-70b", 0)].score
+        == by_id[("calc__calc-1@zeta-llm-70b", 1)].score
+    )
