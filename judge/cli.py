@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from judge import __version__
-from judge.config import AppSettings, load_app_settings, load_settings
+from judge.config import AppSettings, load_app_settings
 from judge.llm_checks import PingReply, ping, provider_status
 from judge.progress import ledger_line, progress_bar
 from judge.records import ErrorRecord, RecordError
@@ -45,6 +45,14 @@ ConcurrencyOption = Annotated[
         "--concurrency", help="Requests in flight (default 8).", rich_help_panel="Settings"
     ),
 ]
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        help="Override one setting, e.g. llm.providers.openai.base_url=http://localhost:8000/v1.",
+        rich_help_panel="Settings",
+    ),
+]
 SplitOption = Annotated[
     str, typer.Option("--split", help="Split of a Hugging Face dataset.", rich_help_panel="Input")
 ]
@@ -65,9 +73,11 @@ def main(
         raise typer.Exit()
 
 
-def _settings(config: Path | None, concurrency: int | None = None) -> AppSettings:
+def _settings(
+    config: Path | None, concurrency: int | None = None, sets: list[str] | None = None
+) -> AppSettings:
     try:
-        return load_app_settings(config, concurrency=concurrency)
+        return load_app_settings(config, sets, concurrency=concurrency)
     except ConfigError as exc:
         raise _fail(str(exc)) from exc
 
@@ -109,11 +119,12 @@ def rubrics_command(
     config: ConfigOption = None,
     no_cache: NoCacheOption = False,
     concurrency: ConcurrencyOption = None,
+    sets: SetOption = None,
 ) -> None:
     """Generate and freeze one rubric per task, before any candidate is judged."""
     from rubric_gen.run import RubricJob, generate_rubrics
 
-    settings = _settings(config, concurrency)
+    settings = _settings(config, concurrency, sets)
     job = RubricJob(
         tasks=tasks, generator=generator, out=out, repos_dir=repos_dir, force=force, split=split
     )
@@ -161,11 +172,12 @@ def score_command(
     config: ConfigOption = None,
     no_cache: NoCacheOption = False,
     concurrency: ConcurrencyOption = None,
+    sets: SetOption = None,
 ) -> None:
     """Judge every candidate blind against its task's frozen rubric; resumable."""
     from judge.score_run import ScoreJob, score
 
-    settings = _settings(config, concurrency)
+    settings = _settings(config, concurrency, sets)
     job = ScoreJob(
         tasks=tasks,
         candidates=candidates,
@@ -282,12 +294,13 @@ def validate_command(
     config: ConfigOption = None,
     no_cache: NoCacheOption = False,
     concurrency: ConcurrencyOption = None,
+    sets: SetOption = None,
 ) -> None:
     """Replay labelled SWE-bench candidates and measure the judge with the four checks."""
     from validation.report import check_rows
     from validation.validate import ValidateJob, validate
 
-    settings = _settings(config, concurrency)
+    settings = _settings(config, concurrency, sets)
     job = ValidateJob(
         out=out,
         data=data,
@@ -345,10 +358,10 @@ def show_command(
 
 
 @llm_app.command("check")
-def check(config: ConfigOption = None) -> None:
+def check(config: ConfigOption = None, sets: SetOption = None) -> None:
     """Show each provider's settings and whether its API key is set (no network)."""
     try:
-        settings = load_settings(config)
+        settings = load_app_settings(config, sets).llm
     except ConfigError as exc:
         raise _fail(str(exc)) from exc
     table = Table("provider", "base URL", "key variable", "key")
@@ -363,10 +376,11 @@ def ping_command(
     model: Annotated[str, typer.Argument(help="provider:model, e.g. openai:gpt-4.1-mini")],
     config: ConfigOption = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the reply cache.")] = False,
+    sets: SetOption = None,
 ) -> None:
     """Send one tiny structured request and print the reply, tokens and cost."""
     try:
-        settings = load_settings(config)
+        settings = load_app_settings(config, sets).llm
         result = asyncio.run(ping(settings, model, use_cache=not no_cache))
     except (ConfigError, LLMError) as exc:
         raise _fail(str(exc)) from exc

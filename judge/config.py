@@ -134,11 +134,31 @@ def read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def load_app_settings(path: Path | None = None, **llm_overrides: Any) -> AppSettings:
-    """Bundled defaults, then the user's YAML, then CLI overrides of the `llm` section."""
+def parse_set(assignment: str) -> dict[str, Any]:
+    """`llm.providers.openai.base_url=http://x` → the nested mapping it stands for; the value
+    is read as YAML, so numbers, booleans and null keep their type."""
+    key, sep, raw = assignment.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"--set {assignment!r}: write KEY.PATH=VALUE")
+    try:
+        value: Any = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"--set {assignment!r}: {exc}") from exc
+    for part in reversed(key.strip().split(".")):
+        value = {part: value}
+    return value
+
+
+def load_app_settings(
+    path: Path | None = None, sets: list[str] | None = None, **llm_overrides: Any
+) -> AppSettings:
+    """Bundled defaults, then the user's YAML, then `--set` assignments, then CLI options of
+    the `llm` section."""
     data = read_yaml(config_path("default.yaml"))
     if path is not None:
         data = _merge(data, read_yaml(path))
+    for assignment in sets or []:
+        data = _merge(data, parse_set(assignment))
     overrides = {k: v for k, v in llm_overrides.items() if v is not None}
     data = _merge(data, {"llm": overrides})
     try:

@@ -11,10 +11,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from judge.pricing import Ledger
 
 
-def ledger_line(ledger: Ledger) -> str:
+def ledger_line(ledger: Ledger, done: int = 0, planned: int = 0) -> str:
+    """Cost so far, and once some work is done an estimate for all of it at the same rate."""
     total = ledger.total()
     cost = "unknown" if total.cost_usd is None else f"${total.cost_usd:.4f}"
-    return f"cost {cost} · {total.calls} calls · {total.cache_hits} cache hits"
+    estimate = ""
+    if total.cost_usd is not None and 0 < done < planned:
+        estimate = f" (≈ ${total.cost_usd / done * planned:.4f} for all {planned})"
+    return f"cost {cost}{estimate} · {total.calls} calls · {total.cache_hits} cache hits"
 
 
 @contextmanager
@@ -30,6 +34,6 @@ def progress_bar(console: Console, label: str) -> Iterator[Callable[[int, int, L
         task = bar.add_task(label, total=None, money="")
 
         def update(done: int, total: int, ledger: Ledger) -> None:
-            bar.update(task, completed=done, total=total, money=ledger_line(ledger))
+            bar.update(task, completed=done, total=total, money=ledger_line(ledger, done, total))
 
         yield update

@@ -92,3 +92,50 @@ def test_registered_provider_is_used():
     assert "custom" in provider_names()
     create_provider("custom:m1", LLMSettings())
     assert built == [("custom", "m1")]
+
+
+@pytest.mark.parametrize(
+    ("assignment", "expected"),
+    [
+        ("llm.concurrency=3", {"llm": {"concurrency": 3}}),
+        (
+            "llm.providers.openai.base_url=http://127.0.0.1:8000/v1",
+            {"llm": {"providers": {"openai": {"base_url": "http://127.0.0.1:8000/v1"}}}},
+        ),
+        ("judge.strict_evidence=false", {"judge": {"strict_evidence": False}}),
+        ("llm.requests_per_minute=null", {"llm": {"requests_per_minute": None}}),
+    ],
+)
+def test_set_assignments(assignment, expected):
+    from judge.config import parse_set
+
+    assert parse_set(assignment) == expected
+
+
+def test_set_overrides_and_errors():
+    from judge.config import load_app_settings
+
+    settings = load_app_settings(
+        sets=["judge.max_diff_tokens=500", "llm.providers.openai.timeout_s=5"]
+    )
+    assert settings.judge.max_diff_tokens == 500
+    assert settings.llm.provider("openai").timeout_s == 5
+    assert settings.llm.provider("openai").api_key_env == "OPENAI_API_KEY"
+    with pytest.raises(ConfigError, match=r"KEY\.PATH=VALUE"):
+        load_app_settings(sets=["no-equals-sign"])
+    with pytest.raises(ConfigError, match="max_diff_tokens"):
+        load_app_settings(sets=["judge.max_diff_tokens=1"])
+
+
+def test_progress_line_estimates_the_total():
+    from judge.pricing import Ledger
+    from judge.progress import ledger_line
+    from judge.types import Usage
+
+    ledger = Ledger()
+    ledger.add(Usage(model="m", cost_usd=0.25))
+    assert (
+        ledger_line(ledger, done=1, planned=4)
+        == "cost $0.2500 (≈ $1.0000 for all 4) · 1 calls · 0 cache hits"
+    )
+    assert "≈" not in ledger_line(ledger)
