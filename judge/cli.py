@@ -284,6 +284,22 @@ def validate_command(
             "--repos-dir", help="Local git clones for repository context.", rich_help_panel="Input"
         ),
     ] = None,
+    compare_to: Annotated[
+        Path | None,
+        typer.Option(
+            "--compare-to",
+            help="An earlier metrics.json: adds a 'since last time' section.",
+            rich_help_panel="Output",
+        ),
+    ] = None,
+    fail_on_regression: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-regression",
+            help="Exit 1 when a figure regressed beyond its CI.",
+            rich_help_panel="Output",
+        ),
+    ] = False,
     no_baseline: Annotated[
         bool,
         typer.Option(
@@ -316,6 +332,7 @@ def validate_command(
         repos_dir=repos_dir,
         hybrid=hybrid,
         split=split,
+        compare_to=compare_to,
     )
     try:
         with progress_bar(console, "validating") as update:
@@ -332,6 +349,20 @@ def validate_command(
         f"{leak['prompts_scanned']} prompts · report: {out / 'report.md'}, {out / 'report.html'}",
         highlight=False,
     )
+    _report_comparison(metrics.get("comparison"), fail_on_regression)
+
+
+def _report_comparison(comparison: dict | None, fail_on_regression: bool) -> None:
+    if not comparison:
+        return
+    regressions, improvements = comparison["regressions"], comparison["improvements"]
+    console.print(
+        f"since {comparison['against']}: {len(regressions)} regressions "
+        f"({', '.join(regressions) or 'none'}), {len(improvements)} improvements",
+        highlight=False,
+    )
+    if regressions and fail_on_regression:
+        raise typer.Exit(code=1)
 
 
 def _check_columns(metrics: dict) -> list[str]:
@@ -339,6 +370,109 @@ def _check_columns(metrics: dict) -> list[str]:
     if metrics["baseline"]:
         columns.append("reference baseline")
     return [*columns, "published"]
+
+
+@app.command("select")
+def select_command(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder written by `score` or `validate`.")],
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="Picks JSONL, one line per task.", rich_help_panel="Output"),
+    ],
+    epsilon: Annotated[
+        float,
+        typer.Option(
+            "--epsilon",
+            min=0.0,
+            help="Scores this close to the best are a tie.",
+            rich_help_panel="Selection",
+        ),
+    ] = 0.0,
+    pairwise: Annotated[
+        str | None,
+        typer.Option(
+            "--pairwise",
+            help="provider:model for blind pairwise tie-breaks (both orders).",
+            rich_help_panel="Selection",
+        ),
+    ] = None,
+    top_k: Annotated[
+        int,
+        typer.Option(
+            "--top-k", min=2, help="Tied leaders compared pairwise.", rich_help_panel="Selection"
+        ),
+    ] = 3,
+    config: ConfigOption = None,
+    no_cache: NoCacheOption = False,
+    sets: SetOption = None,
+) -> None:
+    """Pick the best candidate per task from saved judgements (no LLM call unless --pairwise)."""
+    from judge.select_run import select
+    from validation.run_inputs import pairwise_inputs, selectable
+
+    settings = _settings(config, None, sets)
+    try:
+        inputs = pairwise_inputs(run_dir, pairwise, top_k) if pairwise else None
+        summary = asyncio.run(
+            select(run_dir, out, settings, epsilon, inputs, selectable(run_dir), not no_cache)
+        )
+    except (ConfigError, RecordError, LLMError) as exc:
+        raise _fail(str(exc)) from exc
+    resolved = [
+        p.labels.get("resolved")
+        for p in summary.picks
+        if isinstance(p.labels.get("resolved"), bool)
+    ]
+    rules = ", ".join(f"{rule} {n}" for rule, n in summary.decided_by.most_common())
+    console.print(f"{len(summary.picks)} picks → {out} · decided by: {rules}", highlight=False)
+    if resolved:
+        rate = sum(resolved) / len(resolved)
+        console.print(f"picked resolve rate (labels): {rate:.3f} over {len(resolved)} tasks")
+
+
+@app.command("routes")
+def routes_command(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder written by `score` or `validate`.")],
+    by: Annotated[
+        str,
+        typer.Option(
+            "--by",
+            help="The label that names a route (model, harness, route…).",
+            rich_help_panel="Routes",
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Report folder.", rich_help_panel="Output")],
+    cost: Annotated[
+        str | None,
+        typer.Option(
+            "--cost", help="Numeric label holding each candidate's cost.", rich_help_panel="Routes"
+        ),
+    ] = None,
+    alpha: Annotated[
+        float,
+        typer.Option(
+            "--alpha", help="Significance level for 'indistinguishable'.", rich_help_panel="Routes"
+        ),
+    ] = 0.05,
+) -> None:
+    """Compare routes on the tasks they share: scores with CIs, paired tests, cost, Pareto front."""
+    from validation.routes_report import RoutesJob, routes_report
+
+    try:
+        result = routes_report(RoutesJob(run_dir=run_dir, by=by, out=out, cost=cost, alpha=alpha))
+    except ConfigError as exc:
+        raise _fail(str(exc)) from exc
+    verdict = result["verdict"]
+    console.print(
+        f"best: {verdict['best']} · indistinguishable: {', '.join(verdict['indistinguishable'])}"
+        + (
+            f" · cheapest of those: {verdict['cheapest_of_those']}"
+            if verdict["cheapest_of_those"]
+            else ""
+        )
+        + f" → {out / 'routes.md'}",
+        highlight=False,
+    )
 
 
 @app.command("show")

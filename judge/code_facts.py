@@ -177,12 +177,15 @@ def token_changes(file: FileDiff) -> list[TokenChange]:
     return changes
 
 
-def token_delta(diff: ParsedDiff, token: str) -> tuple[int, int, str | None, str | None]:
-    """How often a token appears on added and on removed code lines across a whole diff, with
-    one example line of each."""
+def token_delta(
+    diff: ParsedDiff, token: str, path: str | None = None
+) -> tuple[int, int, str | None, str | None]:
+    """How often a token appears on added and on removed code lines (of one file when `path`
+    is given, else of the whole diff), with one example line of each."""
     plus = minus = 0
     plus_line = minus_line = None
-    for file in code_files(diff):
+    files = [f for f in code_files(diff) if path is None or path in (f.old_path, f.new_path)]
+    for file in files:
         for hunk in file.hunks:
             for line in hunk.added:
                 if token in tokens_of(line):

@@ -169,6 +169,15 @@ def parse_diff(text: str) -> ParsedDiff:
     return parsed
 
 
+def changed_line_count(text: str) -> int:
+    """Added plus removed lines, counted without parsing: a size even for a broken diff."""
+    return sum(
+        1
+        for line in text.splitlines()
+        if line[:1] in ("+", "-") and not line.startswith(("+++ ", "--- "))
+    )
+
+
 def is_test_path(path: str) -> bool:
     """Test files: never evidence of behaviour and never a rubric criterion."""
     parts = path.lower().split("/")

@@ -53,6 +53,8 @@ class Judgement(BaseModel):
     order: list[str] = Field(default_factory=list)
     """The criterion order the judge was shown."""
     flags: list[str] = Field(default_factory=list)
+    patch_size: int | None = None
+    """Changed lines of the candidate (added + removed); best-of-N prefers smaller on ties."""
     reason: str | None = None
     raw_reply: str | None = None
     """Kept for unparsed replies only, so a human can see what went wrong."""

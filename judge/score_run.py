@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judge.config import AppSettings
+from judge.diff import changed_line_count
 from judge.jsonl import JsonlAppender, read_jsonl
 from judge.judgement import Judgement
 from judge.judges import CandidateJudge, make_judge
@@ -113,7 +114,8 @@ async def judge_all(
     async def judge_one(item: tuple[Candidate, int]) -> Judgement:
         candidate, run = item
         task, rubric = tasks[candidate.task_id], rubrics[candidate.task_id]
-        return await judge.judge(task, candidate, rubric, run)
+        judgement = await judge.judge(task, candidate, rubric, run)
+        return judgement.model_copy(update={"patch_size": changed_line_count(candidate.patch)})
 
     with JsonlAppender(judgements_path) as sink:
 

@@ -31,7 +31,7 @@ def _changes_symbol(check: Check, diff: ParsedDiff) -> tuple[bool, str]:
 
 
 def _token(check: Check, diff: ParsedDiff) -> tuple[bool, str]:
-    plus, minus, plus_line, minus_line = token_delta(diff, check.token or "")
+    plus, minus, plus_line, minus_line = token_delta(diff, check.token or "", check.path)
     if check.kind == "adds_token":
         return (True, plus_line or "") if plus > minus else (False, "")
     return (True, minus_line or "") if minus > plus else (False, "")

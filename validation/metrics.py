@@ -42,7 +42,7 @@ def mean_ci(values: np.ndarray, n_boot: int, seed: int) -> list[float | None]:
 # 1. Gold patches -------------------------------------------------------------------------
 
 
-def gold_check(frame: pd.DataFrame) -> dict:
+def gold_check(frame: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> dict:
     scores = candidate_scores(frame[frame["gold"]])["score"].dropna().to_numpy()
     if len(scores) == 0:
         return {"n": 0}
@@ -50,6 +50,7 @@ def gold_check(frame: pd.DataFrame) -> dict:
     return {
         "n": len(scores),
         "mean": _num(scores.mean()),
+        "ci95": mean_ci(scores, n_boot, seed),
         "median": _num(np.median(scores)),
         "share_ge_0_8": _num((scores >= GOLD_GOOD).mean()),
         "histogram": {"edges": edges.round(2).tolist(), "counts": counts.tolist()},
@@ -80,7 +81,7 @@ def _pearson(a: np.ndarray, b: np.ndarray) -> float | None:
     return float(np.corrcoef(a, b)[0, 1])
 
 
-def repeat_check(frame: pd.DataFrame) -> dict:
+def repeat_check(frame: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> dict:
     runs = (
         frame[~frame["gold"]]
         .pivot_table(index="candidate_id", columns="run_index", values="score", aggfunc="mean")
@@ -100,6 +101,7 @@ def repeat_check(frame: pd.DataFrame) -> dict:
         "n": len(matrix),
         "mean_sd": _num(matrix.std(axis=1, ddof=1).mean()),
         "mean_abs_dev": _num(centred.mean()),
+        "mean_abs_dev_ci95": mean_ci(centred.mean(axis=1), n_boot, seed),
         "mean_pairwise_pearson": _num(np.mean(pairs)) if pairs else None,
         "icc_2_1": icc_2_1(matrix),
         "share_range_le_0_05": _num((np.ptp(matrix, axis=1) <= STABLE_RANGE + 1e-12).mean()),
@@ -354,8 +356,8 @@ def all_checks(frame: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> dict:
     """Every check on one judgement table; AUC with and without empty patches, failure quality
     over all failing patches and over the tasks every compared system attempted."""
     return {
-        "gold": gold_check(frame),
-        "repeat": repeat_check(frame),
+        "gold": gold_check(frame, n_boot, seed),
+        "repeat": repeat_check(frame, n_boot, seed),
         "auc_without_empty": auc_check(frame, include_empty=False, n_boot=n_boot, seed=seed),
         "auc_with_empty": auc_check(frame, include_empty=True, n_boot=n_boot, seed=seed),
         "failure_quality": failure_quality_check(frame, n_boot=n_boot // 2, seed=seed),

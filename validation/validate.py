@@ -7,8 +7,11 @@ and skipped when present, and metrics are recomputed from the judgement files al
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import pandas as pd
 
 from judge.config import AppSettings
 from judge.jsonl import read_jsonl
@@ -28,12 +31,16 @@ from judge.score_run import (
     judge_all,
     pending_work,
 )
+from judge.select import pick_all
+from judge.types import ConfigError
 from rubric_gen.run import RubricSummary, rubrics_for_tasks
 from validation.candidates import gold_candidates, load_labelled
+from validation.compare import compare
 from validation.frame import judgements_frame
 from validation.leak_audit import LeakAudit
 from validation.metrics import all_checks
 from validation.report import write_reports
+from validation.selection import selection_metrics
 from validation.systems import SystemRules, load_system_rules, parse_group_option
 
 SAMPLE_DIR = Path(__file__).parent / "data"
@@ -62,6 +69,7 @@ class ValidateJob:
     split: str = "test"
     n_boot: int = 2000
     seed: int = 0
+    compare_to: Path | None = None
 
 
 @dataclass
@@ -164,6 +172,27 @@ def _prompt_hashes(stage: Stage) -> dict[str, str | None]:
     }
 
 
+def selection_of(judgements: list[Judgement], job: ValidateJob) -> dict:
+    """Best-of-N over the labelled candidates (gold patches and other conditions left out)."""
+    pool = [
+        j
+        for j in judgements
+        if not j.labels.get("gold") and j.labels.get("condition", "standard") == "standard"
+    ]
+    rows = [
+        {
+            "task_id": j.task_id,
+            "candidate_id": j.candidate_id,
+            "system": j.labels.get("system", ""),
+            "resolved": bool(j.labels.get("resolved")),
+        }
+        for j in pool
+        if j.run_index == 0
+    ]
+    table = pd.DataFrame(rows, columns=["task_id", "candidate_id", "system", "resolved"])
+    return selection_metrics(pick_all(pool), table, n_boot=job.n_boot // 2, seed=job.seed)
+
+
 def stage_metrics(stage: Stage, inputs: Inputs, job: ValidateJob) -> dict:
     repos = {t: task.repo or "" for t, task in inputs.tasks.items()}
     frame = judgements_frame(stage.judgements, repos)
@@ -174,6 +203,7 @@ def stage_metrics(stage: Stage, inputs: Inputs, job: ValidateJob) -> dict:
         "gold_check_informative": REFERENCE not in (stage.judge, stage.generator),
         "prompt_hashes": _prompt_hashes(stage),
         "checks": all_checks(frame, n_boot=job.n_boot, seed=job.seed),
+        "selection": selection_of(stage.judgements, job),
         "rubric_failures": [e.model_dump() for e in stage.rubrics.errors],
     }
 
@@ -206,9 +236,18 @@ async def validate(
         "leak_audit": audit.summary(),
         "usage": ledger.as_dict(),
     }
+    if job.compare_to is not None:
+        metrics["comparison"] = compare(read_metrics(job.compare_to), metrics, str(job.compare_to))
     errors = inputs.errors + [e for s in stages for e in s.rubrics.errors + s.scoring.errors]
     _write(job, settings, metrics, errors, ledger)
     return metrics
+
+
+def read_metrics(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"--compare-to {path}: cannot read earlier metrics ({exc})") from exc
 
 
 def _write(job: ValidateJob, settings: AppSettings, metrics: dict, errors, ledger) -> None:
@@ -217,6 +256,11 @@ def _write(job: ValidateJob, settings: AppSettings, metrics: dict, errors, ledge
     with (job.out / ERRORS).open("w", encoding="utf-8") as handle:
         handle.writelines(e.model_dump_json() + "\n" for e in errors)
     inputs = {k: str(v) if isinstance(v, Path) else v for k, v in job.__dict__.items()}
+    inputs |= {
+        "data": metrics["data"]["tasks"],
+        "candidates": metrics["data"]["candidates"],
+        "rubrics": str(job.out / RUBRICS),
+    }
     counts = {
         "tasks": metrics["data"]["n_tasks"],
         "candidates": metrics["data"]["n_candidates"],

@@ -1,0 +1,105 @@
+"""Blind pairwise tie-breaks for best-of-N: two diffs against the rubric, asked in both orders.
+
+Position bias is controlled by asking A-vs-B and B-vs-A; only a consistent answer counts, and a
+disagreement between the two orders is a tie (left to the ordinary tie rules).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from judge.blinding import blind_patch, label_strings, redact
+from judge.config import JudgeSettings
+from judge.fencing import fence, truncate
+from judge.llm import ModelClient
+from judge.prompts import load_prompt
+from judge.records import Candidate, Task
+from judge.rubric import Rubric
+from judge.types import Message
+
+PROMPT_NAME = "pairwise"
+
+
+class PairwiseReply(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str
+    better: Literal["A", "B"]
+
+
+def pairwise_messages(
+    task: Task, rubric: Rubric, first: Candidate, second: Candidate, settings: JudgeSettings
+) -> list[Message]:
+    secrets = label_strings(first.labels) + label_strings(second.labels)
+
+    def shown(candidate: Candidate) -> str:
+        text, _ = truncate(blind_patch(candidate.patch, candidate.labels), settings.max_diff_tokens)
+        return fence(redact(text, secrets), "candidate_diff")
+
+    description, _ = truncate(task.description, settings.max_description_tokens)
+    return load_prompt(PROMPT_NAME).render(
+        task_description=fence(redact(description, secrets), "task_description"),
+        criteria=[c.question for c in rubric.criteria],
+        patch_a=shown(first),
+        patch_b=shown(second),
+    )
+
+
+async def _ask(
+    model: ModelClient,
+    task: Task,
+    rubric: Rubric,
+    first: Candidate,
+    second: Candidate,
+    settings: JudgeSettings,
+) -> str | None:
+    """The id of the candidate the model prefers, or None for an unparsed reply."""
+    messages = pairwise_messages(task, rubric, first, second, settings)
+    result = await model.complete(messages, PairwiseReply)
+    if result.status != "ok":
+        return None
+    return first.candidate_id if result.parsed.better == "A" else second.candidate_id
+
+
+async def both_orders(
+    model: ModelClient,
+    task: Task,
+    rubric: Rubric,
+    a: Candidate,
+    b: Candidate,
+    settings: JudgeSettings,
+) -> str | None:
+    """The preferred id when both orders agree; None (a tie) when they do not."""
+    forward = await _ask(model, task, rubric, a, b, settings)
+    backward = await _ask(model, task, rubric, b, a, settings)
+    return forward if forward is not None and forward == backward else None
+
+
+async def round_robin(
+    model: ModelClient,
+    task: Task,
+    rubric: Rubric,
+    leaders: list[Candidate],
+    settings: JudgeSettings,
+) -> tuple[str | None, dict]:
+    """Every pair of leaders in both orders; the unique candidate with most wins, or None."""
+    wins: Counter[str] = Counter({c.candidate_id: 0 for c in leaders})
+    ties = 0
+    for a, b in itertools.combinations(leaders, 2):
+        winner = await both_orders(model, task, rubric, a, b, settings)
+        if winner is None:
+            ties += 1
+        else:
+            wins[winner] += 1
+    ranked = wins.most_common()
+    unique = len(ranked) == 1 or ranked[0][1] > ranked[1][1]
+    details = {
+        "wins": dict(wins),
+        "order_disagreements_or_ties": ties,
+        "comparisons": len(leaders) * (len(leaders) - 1),
+    }
+    return (ranked[0][0] if unique else None), details
