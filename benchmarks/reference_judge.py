@@ -31,7 +31,7 @@ from judge.score_run import ScoreSummary, judge_all, pending_work  # noqa: E402
 from rubric_gen.run import RubricSummary, rubrics_for_tasks  # noqa: E402
 from validation.frame import judgements_frame  # noqa: E402
 from validation.metrics import all_checks  # noqa: E402
-from validation.validate import ValidateJob, load_inputs  # noqa: E402
+from validation.validate import ValidateJob, load_inputs, selection_of  # noqa: E402
 
 AUC_TARGET = 0.76
 SECONDS_TARGET = 30.0
@@ -70,7 +70,9 @@ async def run(shared: Path, out: Path) -> dict:
         await judge_all(client, ReferenceJudge(), inputs.tasks, rubrics, work, path, summary)
         timings["judging_s"] = time.perf_counter() - started
     started = time.perf_counter()
-    checks = all_checks(judgements_frame(read_jsonl(path, Judgement)))
+    judgements = read_jsonl(path, Judgement)
+    checks = all_checks(judgements_frame(judgements))
+    selection = selection_of(judgements, job)
     timings["metrics_s"] = time.perf_counter() - started
     non_gold = [c for c in inputs.candidates if not c.labels.get("gold")]
     return {
@@ -83,6 +85,7 @@ async def run(shared: Path, out: Path) -> dict:
         "auc_with_empty": _auc(checks["auc_with_empty"]),
         "failure_quality_all": _rho(checks["failure_quality"]),
         "failure_quality_common_tasks": _rho(checks["failure_quality_common_tasks"]),
+        "best_of_n": selection,
         "timings": {k: round(v, 2) for k, v in timings.items()},
     }
 
@@ -113,6 +116,9 @@ def main() -> None:
     auc_ok = "PASS" if auc >= AUC_TARGET else "FAIL"
     speed_ok = "PASS" if seconds < SECONDS_TARGET else "FAIL"
     print(f"AUC (empty excluded) {auc:.3f}, target >= {AUC_TARGET}: {auc_ok}")
+    best = result["best_of_n"]
+    beats = "PASS" if best["picked"] > best["random"] else "FAIL"
+    print(f"best-of-N: picked {best['picked']:.3f} vs random {best['random']:.3f}: {beats}")
     judged = result["judged"]
     print(f"judged {judged} in {seconds:.1f} s (target < {SECONDS_TARGET:.0f} s): {speed_ok}")
 

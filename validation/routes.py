@@ -132,8 +132,13 @@ def verdicts(table: pd.DataFrame, pairs: pd.DataFrame, alpha: float = 0.05) -> d
     that are significantly *better* on the shared tasks (their task sets differ, so a lower
     overall mean can hide that); and the cheapest of the top set when costs are known."""
     if table.empty:
-        return {"best": None, "indistinguishable": [], "better_on_shared_tasks": [],
-                "cheapest_of_those": None, "alpha": alpha}
+        return {
+            "best": None,
+            "indistinguishable": [],
+            "better_on_shared_tasks": [],
+            "cheapest_of_those": None,
+            "alpha": alpha,
+        }
     best = str(table.iloc[0]["route"])
     versus_best = pairs[pairs["versus"] == best].set_index("route")
     same, better = [best], []
@@ -147,8 +152,13 @@ def verdicts(table: pd.DataFrame, pairs: pd.DataFrame, alpha: float = 0.05) -> d
             same.append(str(route))
     priced = table[table["route"].isin(same) & table["mean_cost"].notna()]
     cheapest = str(priced.sort_values("mean_cost").iloc[0]["route"]) if not priced.empty else None
-    return {"best": best, "indistinguishable": same, "better_on_shared_tasks": better,
-            "cheapest_of_those": cheapest, "alpha": alpha}
+    return {
+        "best": best,
+        "indistinguishable": same,
+        "better_on_shared_tasks": better,
+        "cheapest_of_those": cheapest,
+        "alpha": alpha,
+    }
 
 
 def pareto_front(table: pd.DataFrame) -> list[str]:

@@ -214,6 +214,7 @@ async def validate(
     use_cache: bool = True,
     progress: Progress | None = None,
 ) -> dict:
+    earlier = read_metrics(job.compare_to) if job.compare_to is not None else None
     inputs = load_inputs(job)
     audit = _audit(inputs)
     stages = _stages(job)
@@ -236,8 +237,8 @@ async def validate(
         "leak_audit": audit.summary(),
         "usage": ledger.as_dict(),
     }
-    if job.compare_to is not None:
-        metrics["comparison"] = compare(read_metrics(job.compare_to), metrics, str(job.compare_to))
+    if earlier is not None:
+        metrics["comparison"] = compare(earlier, metrics, str(job.compare_to))
     errors = inputs.errors + [e for s in stages for e in s.rubrics.errors + s.scoring.errors]
     _write(job, settings, metrics, errors, ledger)
     return metrics

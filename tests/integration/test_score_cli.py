@@ -195,3 +195,73 @@ def test_reference_generator_and_judge_need_no_model(mini, workdir):
         by_id[("calc__calc-1@zeta-llm-70b", 0)].score
         == by_id[("calc__calc-1@zeta-llm-70b", 1)].score
     )
+
+
+def _all_no(call):
+    from tests.scripted_llm import _CRITERION
+
+    return {
+        cid: {"reason": "r", "evidence": "", "answer": "no"}
+        for cid, _ in _CRITERION.findall(call.messages[-1].content)
+    }
+
+
+def _prefers_fix(call):
+    """Prefers the patch that contains the real fix, in whichever position it is shown."""
+    prompt = call.messages[-1].content
+    a, b = prompt.index("Patch A"), prompt.index("Patch B")
+    return {"reason": "r", "better": "A" if "TypeError" in prompt[a:b] else "B"}
+
+
+def test_select_with_pairwise_tie_breaks(mini, workdir, fast_config):
+    install_script("sel-writer", rubric_writer)
+    install_script("sel-judge", _all_no)  # every candidate scores 0: all tied
+    pairwise = install_script("sel-pairwise", _prefers_fix)
+    tasks, cands = str(mini / "tasks.jsonl"), str(mini / "candidates.jsonl")
+    _run(
+        "rubrics",
+        tasks,
+        "--generator",
+        "scripted:sel-writer",
+        "--out",
+        "r.jsonl",
+        "--config",
+        str(fast_config),
+    )
+    _run(
+        "score",
+        tasks,
+        cands,
+        "--rubrics",
+        "r.jsonl",
+        "--judge",
+        "scripted:sel-judge",
+        "--out",
+        "run",
+        "--config",
+        str(fast_config),
+    )
+    plain = _run("select", "run", "--out", "plain.jsonl")
+    assert "smaller_diff" in plain.output
+    _run(
+        "select",
+        "run",
+        "--out",
+        "picks.jsonl",
+        "--pairwise",
+        "scripted:sel-pairwise",
+        "--top-k",
+        "2",
+        "--config",
+        str(fast_config),
+    )
+    from judge.jsonl import read_jsonl as read
+    from judge.select import Pick
+
+    picks = {p.task_id: p for p in read(workdir / "picks.jsonl", Pick)}
+    calc = picks["calc__calc-1"]
+    assert calc.decided_by == "pairwise"
+    assert calc.candidate_id == "calc__calc-1@acme-coder-7b"  # the full fix, though larger
+    assert calc.pairwise["comparisons"] == 2
+    assert len(pairwise.calls) >= 2
+    assert not any("acme-coder-7b" in c.messages[-1].content.lower() for c in pairwise.calls)
