@@ -110,6 +110,17 @@ class ReferenceSettings(BaseModel):
     max_tokens: int = Field(default=8, ge=0)
 
 
+class BatchSettings(BaseModel):
+    """Provider batch APIs (`--batch`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    poll_interval_s: float = Field(default=30.0, ge=0)
+    """Seconds between status checks of running batches."""
+    max_rounds: int = Field(default=4, ge=1)
+    """Defer-submit-import rounds before the live run (each round may unlock the next stage)."""
+
+
 class AppSettings(BaseModel):
     """The whole resolved configuration; saved beside every run."""
 
@@ -119,6 +130,7 @@ class AppSettings(BaseModel):
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     rubrics: RubricSettings = Field(default_factory=RubricSettings)
     reference: ReferenceSettings = Field(default_factory=ReferenceSettings)
+    batch: BatchSettings = Field(default_factory=BatchSettings)
 
 
 def read_yaml(path: Path) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
+from judge.batching import BatchCollector, DeferredRequest, PendingRequest
 from judge.cache import ReplyCache, request_key
 from judge.config import LLMSettings
 from judge.pricing import Ledger, PriceTable, cost_usd, load_prices
@@ -20,7 +21,15 @@ from judge.providers import create_provider
 from judge.retry import call_with_retry
 from judge.runner import Outcome, run_bounded
 from judge.structured import repair_messages, validate_reply
-from judge.types import Completion, GenerationOptions, LLMRequest, LLMResult, Message, Usage
+from judge.types import (
+    Completion,
+    ConfigError,
+    GenerationOptions,
+    LLMRequest,
+    LLMResult,
+    Message,
+    Usage,
+)
 
 ItemT = TypeVar("ItemT")
 T = TypeVar("T")
@@ -34,16 +43,22 @@ class LLMClient:
         settings: LLMSettings,
         use_cache: bool | None = None,
         on_request: Callable[[str, Sequence[Message]], None] | None = None,
+        defer: BatchCollector | None = None,
+        ledger: Ledger | None = None,
     ) -> None:
         """`on_request(model, messages)` sees every prompt before it is sent or looked up in
-        the cache (the leak audit uses it)."""
+        the cache (the leak audit uses it). With `defer`, cache misses are collected for a
+        batch instead of being sent. `ledger` lets several phases of one run share totals."""
         self.settings = settings
         self.on_request = on_request
+        self.defer = defer
         enabled = settings.cache_enabled if use_cache is None else use_cache
         self.cache = ReplyCache(settings.cache_path) if enabled else None
         prices_path = Path(settings.prices_path) if settings.prices_path else None
         self.prices: PriceTable = load_prices(prices_path)
-        self.ledger = Ledger()
+        self.ledger = ledger or Ledger()
+        if defer is not None and self.cache is None:
+            raise ConfigError("batch mode needs the reply cache: drop --no-cache")
         self._models: dict[str, ModelClient] = {}
 
     def model(self, spec: str) -> ModelClient:
@@ -145,6 +160,10 @@ class ModelClient:
         cached = cache.get(key) if cache is not None else None
         if cached is not None:
             usage = self._usage(cached, cost=0.0, cache_hit=True)
+        elif self._client.defer is not None:
+            structured = getattr(self.provider, "structured", "json_schema")
+            self._client.defer.add(PendingRequest(key, self.spec, request, structured))
+            raise DeferredRequest(f"{self.spec}: deferred to a batch ({key[:12]})")
         else:
 
             async def attempt() -> Completion:

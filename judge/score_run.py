@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judge.batch_files import export_requests
+from judge.batch_runner import BatchOptions, run_batched
 from judge.config import AppSettings
 from judge.diff import changed_line_count
 from judge.jsonl import JsonlAppender, read_jsonl
@@ -47,6 +49,7 @@ class ScoreJob:
 @dataclass
 class ScoreSummary:
     judged: int = 0
+    exported: int = 0
     skipped_done: int = 0
     pending: int = 0
     errors: list[ErrorRecord] = field(default_factory=list)
@@ -138,21 +141,38 @@ async def judge_all(
 
 
 async def score(
-    job: ScoreJob, settings: AppSettings, use_cache: bool = True, progress: Progress | None = None
+    job: ScoreJob,
+    settings: AppSettings,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+    batch: BatchOptions | None = None,
+    export: Path | None = None,
 ) -> ScoreSummary:
-    """The file-to-file job behind `rubric-judge score`."""
+    """The file-to-file job behind `rubric-judge score`; with `batch`, the provider batch APIs
+    answer first and the live run only completes what they could not; with `export`, the
+    requests the cache cannot answer are written as an OpenAI batch input file instead."""
     summary = ScoreSummary()
     tasks = load_tasks(job.tasks, job.split)
     candidates = load_candidates(job.candidates)
     rubrics = load_rubrics(job.rubrics)
     summary.errors += [ErrorRecord.from_record_error(e) for e in tasks.errors + candidates.errors]
     path = job.out_dir / JUDGEMENTS
-    work = pending_work(
-        candidates.candidates, tasks.tasks, rubrics, job.rubrics, path, job.runs, summary
-    )
-    async with LLMClient(settings.llm, use_cache=use_cache) as client:
+
+    async def stage(client: LLMClient, into: ScoreSummary, report: Progress | None = None) -> None:
+        work = pending_work(
+            candidates.candidates, tasks.tasks, rubrics, job.rubrics, path, job.runs, into
+        )
         judge = make_judge(job.judge, client, settings.judge, job.hybrid)
-        await judge_all(client, judge, tasks.tasks, rubrics, work, path, summary, progress)
+        await judge_all(client, judge, tasks.tasks, rubrics, work, path, into, report)
+
+    if export is not None:
+        summary.exported = await export_requests(lambda c: stage(c, summary), settings.llm, export)
+        return summary
+    ledger = Ledger()
+    if batch is not None:
+        await run_batched(lambda client: stage(client, ScoreSummary()), settings.llm, batch, ledger)
+    async with LLMClient(settings.llm, use_cache=use_cache, ledger=ledger) as client:
+        await stage(client, summary, progress)
     _write_outputs(job, settings, summary)
     return summary
 

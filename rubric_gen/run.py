@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judge.batch_files import export_requests
+from judge.batch_runner import BatchOptions, run_batched
 from judge.config import AppSettings
 from judge.jsonl import JsonlAppender
 from judge.llm import LLMClient
@@ -40,6 +42,7 @@ class RubricJob:
 @dataclass
 class RubricSummary:
     generated: int = 0
+    exported: int = 0
     skipped_existing: int = 0
     errors: list[ErrorRecord] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -103,15 +106,54 @@ async def rubrics_for_tasks(
     return existing
 
 
+def _deferred(job: RubricJob, tasks: list[Task], settings: AppSettings, scratch: Path):
+    """The stage run in defer mode: every task without a frozen rubric, written to a scratch
+    file (the real file gets only the final, live run's rubrics)."""
+    frozen = {} if job.force else load_rubrics(job.out)
+    missing = [t for t in tasks if t.task_id not in frozen]
+
+    async def stage(client: LLMClient) -> None:
+        await rubrics_for_tasks(
+            client,
+            job.generator,
+            missing,
+            scratch,
+            settings,
+            RubricSummary(),
+            job.repos_dir,
+            None,
+            True,
+        )
+
+    return stage
+
+
 async def generate_rubrics(
-    job: RubricJob, settings: AppSettings, use_cache: bool = True, progress: Progress | None = None
+    job: RubricJob,
+    settings: AppSettings,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+    batch: BatchOptions | None = None,
+    export: Path | None = None,
 ) -> RubricSummary:
-    """The file-to-file job behind `rubric-judge rubrics`."""
+    """The file-to-file job behind `rubric-judge rubrics` (with `batch`: provider batches
+    first, then a live run for the rest)."""
     summary = RubricSummary()
     loaded = load_tasks(job.tasks, job.split)
     summary.errors += [ErrorRecord.from_record_error(e) for e in loaded.errors]
     tasks = list(loaded.tasks.values())
-    async with LLMClient(settings.llm, use_cache=use_cache) as client:
+    scratch = job.out.with_name(job.out.name + ".deferred-round")
+    if export is not None:
+        summary.exported = await export_requests(
+            _deferred(job, tasks, settings, scratch), settings.llm, export
+        )
+        scratch.unlink(missing_ok=True)
+        return summary
+    ledger = Ledger()
+    if batch is not None:
+        await run_batched(_deferred(job, tasks, settings, scratch), settings.llm, batch, ledger)
+        scratch.unlink(missing_ok=True)
+    async with LLMClient(settings.llm, use_cache=use_cache, ledger=ledger) as client:
         await rubrics_for_tasks(
             client,
             job.generator,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from judge.batch_runner import BatchOptions, run_batched
 from judge.config import AppSettings
 from judge.jsonl import read_jsonl
 from judge.judgement import Judgement
@@ -20,6 +21,7 @@ from judge.judges import REFERENCE, make_judge
 from judge.llm import LLMClient
 from judge.loaders import load_tasks
 from judge.manifest import build_manifest, write_json_atomic
+from judge.pricing import Ledger
 from judge.prompts import load_prompt
 from judge.records import Candidate, ErrorRecord, Task
 from judge.score_run import (
@@ -213,15 +215,24 @@ async def validate(
     settings: AppSettings,
     use_cache: bool = True,
     progress: Progress | None = None,
+    batch: BatchOptions | None = None,
 ) -> dict:
     earlier = read_metrics(job.compare_to) if job.compare_to is not None else None
     inputs = load_inputs(job)
     audit = _audit(inputs)
+    ledger = Ledger()
+    if batch is not None:
+
+        async def rounds(client: LLMClient) -> None:
+            for stage in _stages(job):
+                await run_stage(client, stage, inputs, job, settings, None)
+
+        await run_batched(rounds, settings.llm, batch, ledger, on_request=audit.scan)
     stages = _stages(job)
-    async with LLMClient(settings.llm, use_cache=use_cache, on_request=audit.scan) as client:
+    client = LLMClient(settings.llm, use_cache=use_cache, on_request=audit.scan, ledger=ledger)
+    async with client:
         for stage in stages:
             await run_stage(client, stage, inputs, job, settings, progress)
-        ledger = client.ledger
     metrics = {
         "format_version": 1,
         "data": {

@@ -11,6 +11,7 @@ sampling, and the sample index keeps them apart in the cache.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from functools import lru_cache
@@ -53,7 +54,9 @@ class AnthropicProvider:
             response = await self._client.messages.create(**body)
         except (anthropic.AnthropicError, json.JSONDecodeError) as exc:
             raise translate_sdk_error(exc, anthropic, f"{self.name}:{self.model}") or exc from exc
-        return _completion(response, time.perf_counter() - started)
+        latency = time.perf_counter() - started
+        completion = completion_from_message(response.model_dump())
+        return dataclasses.replace(completion, latency_s=latency)
 
 
 def request_body(
@@ -87,22 +90,21 @@ def _structured(response_model: type[BaseModel], mode: str) -> dict:
     return {"output_config": {"format": {"type": "json_schema", "schema": schema}}}
 
 
-def _reply_text(response) -> str:
-    """Text blocks joined, or the forced tool call's input as JSON."""
-    for block in response.content:
-        if block.type == "tool_use" and block.name == REPLY_TOOL:
-            return json.dumps(block.input)
-    return "".join(block.text for block in response.content if block.type == "text")
-
-
-def _completion(response, latency_s: float) -> Completion:
-    usage = response.usage
-    cached = usage.cache_read_input_tokens or 0
-    written = usage.cache_creation_input_tokens or 0
+def completion_from_message(message: dict) -> Completion:
+    """A Messages API JSON body (from a batch result) as a `Completion`."""
+    usage = message.get("usage") or {}
+    cached = usage.get("cache_read_input_tokens") or 0
+    written = usage.get("cache_creation_input_tokens") or 0
+    text = ""
+    for block in message.get("content") or []:
+        if block.get("type") == "tool_use" and block.get("name") == REPLY_TOOL:
+            text = json.dumps(block.get("input"))
+            break
+        if block.get("type") == "text":
+            text += block.get("text", "")
     return Completion(
-        text=_reply_text(response),
-        input_tokens=usage.input_tokens + cached + written,
+        text=text,
+        input_tokens=usage.get("input_tokens", 0) + cached + written,
         cached_input_tokens=cached,
-        output_tokens=usage.output_tokens,
-        latency_s=latency_s,
+        output_tokens=usage.get("output_tokens", 0),
     )

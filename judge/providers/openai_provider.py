@@ -6,6 +6,7 @@ implement, so one class covers them; `base_url` picks the server.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from functools import lru_cache
@@ -47,7 +48,9 @@ class OpenAIProvider:
             )
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
             raise translate_sdk_error(exc, openai, f"{self.name}:{self.model}") or exc from exc
-        return _completion(response, time.perf_counter() - started)
+        latency = time.perf_counter() - started
+        completion = completion_from_body(response.model_dump())
+        return dataclasses.replace(completion, latency_s=latency)
 
 
 def request_body(
@@ -77,14 +80,14 @@ def _response_format(response_model: type[BaseModel]) -> dict:
     return type_to_response_format_param(response_model)
 
 
-def _completion(response, latency_s: float) -> Completion:
-    usage = response.usage
-    details = getattr(usage, "prompt_tokens_details", None) if usage else None
-    text = response.choices[0].message.content if response.choices else None
+def completion_from_body(body: dict) -> Completion:
+    """A chat-completion JSON body (from a batch output line) as a `Completion`."""
+    usage = body.get("usage") or {}
+    details = usage.get("prompt_tokens_details") or {}
+    choices = body.get("choices") or [{}]
     return Completion(
-        text=text or "",
-        input_tokens=usage.prompt_tokens if usage else 0,
-        cached_input_tokens=(details.cached_tokens or 0) if details else 0,
-        output_tokens=usage.completion_tokens if usage else 0,
-        latency_s=latency_s,
+        text=(choices[0].get("message") or {}).get("content") or "",
+        input_tokens=usage.get("prompt_tokens", 0),
+        cached_input_tokens=details.get("cached_tokens") or 0,
+        output_tokens=usage.get("completion_tokens", 0),
     )

@@ -1,0 +1,156 @@
+"""Offline batch files: write pending requests as OpenAI batch input JSONL, read an OpenAI batch
+output file back into the reply cache.
+
+This is how vLLM's `run_batch` (or any executor that speaks the OpenAI batch format) is used:
+export, run the file elsewhere, import, re-run the stage, which then completes from the cache.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from judge.batching import BatchCollector, PendingRequest
+from judge.cache import ReplyCache
+from judge.config import LLMSettings
+from judge.llm import LLMClient
+from judge.pricing import Ledger, PriceTable, cost_usd
+from judge.providers.openai_provider import completion_from_body
+from judge.types import Completion, Usage
+
+
+def write_requests(path: Path, pending: list[PendingRequest]) -> int:
+    """One OpenAI batch input line per request, `custom_id` = the request's cache key."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as handle:
+        for request in pending:
+            handle.write(json.dumps(request.openai_line(), ensure_ascii=False) + "\n")
+    return len(pending)
+
+
+def specs_path(requests: Path) -> Path:
+    return requests.with_name(requests.name + ".specs.json")
+
+
+async def export_requests(
+    stage: Callable[[LLMClient], Awaitable[object]], settings: LLMSettings, path: Path
+) -> int:
+    """Run a stage in defer mode and write what it asked for; returns the number written.
+    A sidecar `<file>.specs.json` keeps each request's provider:model for the import."""
+    collector = BatchCollector()
+    async with LLMClient(settings, use_cache=True, defer=collector) as client:
+        await stage(client)
+    pending = list(collector.pending.values())
+    write_requests(path, pending)
+    specs = {p.custom_id: p.spec for p in pending}
+    specs_path(path).write_text(json.dumps(specs, indent=1), encoding="utf-8")
+    return len(pending)
+
+
+def read_specs(requests: Path) -> dict[str, str]:
+    sidecar = specs_path(requests)
+    return json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.exists() else {}
+
+
+def read_request_index(path: Path) -> dict[str, dict]:
+    """custom_id → the exported request body (for checking replies against their schema)."""
+    index = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            index[row["custom_id"]] = row["body"]
+    return index
+
+
+@dataclass
+class ImportSummary:
+    imported: int = 0
+    failed: list[dict] = field(default_factory=list)
+    invalid: list[dict] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"imported": self.imported, "failed": self.failed, "invalid": self.invalid}
+
+
+def schema_problem(text: str, body: dict | None) -> str | None:
+    """Why a reply cannot satisfy the exported schema (not JSON, or a required key missing);
+    None when it looks right or there is no schema to check against."""
+    schema = (((body or {}).get("response_format") or {}).get("json_schema") or {}).get("schema")
+    if not schema:
+        return None
+    try:
+        reply = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"not JSON: {exc.msg}"
+    missing = [
+        k for k in schema.get("required", []) if not isinstance(reply, dict) or k not in reply
+    ]
+    return f"missing {', '.join(missing)}" if missing else None
+
+
+class CacheImporter:
+    """Writes batch replies into the cache and charges them at the batch price."""
+
+    def __init__(self, cache: ReplyCache, prices: PriceTable, ledger: Ledger) -> None:
+        self.cache, self.prices, self.ledger = cache, prices, ledger
+
+    def store(self, custom_id: str, spec: str, completion: Completion) -> None:
+        self.cache.put(custom_id, spec, completion)
+        cost = cost_usd(
+            self.prices,
+            spec,
+            completion.input_tokens,
+            completion.cached_input_tokens,
+            completion.output_tokens,
+            batch=True,
+        )
+        self.ledger.add(
+            Usage(
+                model=spec,
+                input_tokens=completion.input_tokens,
+                cached_input_tokens=completion.cached_input_tokens,
+                output_tokens=completion.output_tokens,
+                cost_usd=cost,
+            )
+        )
+
+
+def _line_error(row: dict) -> str | None:
+    if row.get("error"):
+        error = row["error"]
+        return error.get("message") or str(error) if isinstance(error, dict) else str(error)
+    response = row.get("response") or {}
+    if response.get("status_code") != 200:
+        return f"HTTP {response.get('status_code')}: {json.dumps(response.get('body'))[:200]}"
+    return None
+
+
+def import_openai_output(
+    path: Path,
+    importer: CacheImporter,
+    specs: dict[str, str] | None = None,
+    requests: dict[str, dict] | None = None,
+) -> ImportSummary:
+    """Failed lines are reported and not cached (the stage retries them); replies that miss
+    their schema are cached and reported (the stage's one repair request retries them)."""
+    summary = ImportSummary()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        custom_id = row.get("custom_id", f"line {number}")
+        if (error := _line_error(row)) is not None:
+            summary.failed.append({"custom_id": custom_id, "reason": error})
+            continue
+        body = row["response"]["body"]
+        completion = completion_from_body(body)
+        spec = (specs or {}).get(custom_id) or f"batch:{body.get('model', '')}"
+        importer.store(custom_id, spec, completion)
+        summary.imported += 1
+        if (
+            problem := schema_problem(completion.text, (requests or {}).get(custom_id))
+        ) is not None:
+            summary.invalid.append({"custom_id": custom_id, "reason": problem})
+    return summary

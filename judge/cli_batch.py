@@ -1,0 +1,167 @@
+"""`batch export`, `batch import` and `batch status`: offline batch files and batch state."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from judge.cli_common import (
+    ConfigOption,
+    SetOption,
+    SplitOption,
+    _fail,
+    _settings,
+    app,
+    console,
+)
+from judge.records import RecordError
+from judge.types import ConfigError, LLMError
+
+batch_app = typer.Typer(help="Batch files and provider batches.", no_args_is_help=True)
+export_app = typer.Typer(
+    help="Write a stage's pending requests as OpenAI batch input JSONL.", no_args_is_help=True
+)
+batch_app.add_typer(export_app, name="export")
+app.add_typer(batch_app, name="batch", rich_help_panel="Tools")
+
+FileOption = Annotated[Path, typer.Option("--file", help="Where to write the batch input JSONL.")]
+
+
+@export_app.command("rubrics")
+def export_rubrics(
+    tasks: Annotated[str, typer.Argument(help="Tasks file, saved dataset or hub id.")],
+    generator: Annotated[str, typer.Option("--generator", help="provider:model.")],
+    out: Annotated[Path, typer.Option("--out", help="The rubrics JSONL the stage will fill.")],
+    file: FileOption,
+    split: SplitOption = "test",
+    config: ConfigOption = None,
+    sets: SetOption = None,
+) -> None:
+    """Export the rubric requests the cache cannot answer yet."""
+    from rubric_gen.run import RubricJob, generate_rubrics
+
+    settings = _settings(config, None, sets)
+    job = RubricJob(tasks=tasks, generator=generator, out=out, split=split)
+    try:
+        summary = asyncio.run(generate_rubrics(job, settings, export=file))
+    except (ConfigError, RecordError, LLMError) as exc:
+        raise _fail(str(exc)) from exc
+    console.print(f"{summary.exported} requests → {file}", highlight=False)
+
+
+@export_app.command("score")
+def export_score(
+    tasks: Annotated[str, typer.Argument(help="Tasks file, saved dataset or hub id.")],
+    candidates: Annotated[str, typer.Argument(help="Candidate patches (JSONL).")],
+    rubrics: Annotated[Path, typer.Option("--rubrics", help="Frozen rubrics JSONL.")],
+    judge: Annotated[str, typer.Option("--judge", help="provider:model of the judge.")],
+    out: Annotated[Path, typer.Option("--out", help="Run folder (cache hits are judged now).")],
+    file: FileOption,
+    runs: Annotated[int, typer.Option("--runs", min=1)] = 1,
+    split: SplitOption = "test",
+    config: ConfigOption = None,
+    sets: SetOption = None,
+) -> None:
+    """Export the judging requests the cache cannot answer yet."""
+    from judge.score_run import ScoreJob, score
+
+    settings = _settings(config, None, sets)
+    job = ScoreJob(
+        tasks=tasks,
+        candidates=candidates,
+        rubrics=rubrics,
+        judge=judge,
+        out_dir=out,
+        runs=runs,
+        split=split,
+    )
+    try:
+        summary = asyncio.run(score(job, settings, export=file))
+    except (ConfigError, RecordError, LLMError) as exc:
+        raise _fail(str(exc)) from exc
+    console.print(
+        f"{summary.exported} requests → {file} ({summary.judged} judged from the cache)",
+        highlight=False,
+    )
+
+
+@batch_app.command("import")
+def import_results(
+    results: Annotated[Path, typer.Argument(help="An OpenAI batch output JSONL file.")],
+    requests: Annotated[
+        Path | None,
+        typer.Option("--requests", help="The exported input file: checks replies, names models."),
+    ] = None,
+    config: ConfigOption = None,
+    sets: SetOption = None,
+) -> None:
+    """Read batch results into the reply cache; re-running the stage then completes from it."""
+    from judge.batch_files import (
+        CacheImporter,
+        import_openai_output,
+        read_request_index,
+        read_specs,
+    )
+    from judge.cache import ReplyCache
+    from judge.pricing import Ledger, load_prices
+
+    settings = _settings(config, None, sets).llm
+    specs = read_specs(requests) if requests else {}
+    index = read_request_index(requests) if requests else {}
+    cache = ReplyCache(settings.cache_path)
+    ledger = Ledger()
+    prices = load_prices(Path(settings.prices_path) if settings.prices_path else None)
+    try:
+        summary = import_openai_output(results, CacheImporter(cache, prices, ledger), specs, index)
+    finally:
+        cache.close()
+    for kind, rows in (("failed", summary.failed), ("invalid", summary.invalid)):
+        for row in rows[:20]:
+            console.print(f"{kind}: {row['custom_id'][:16]}… {row['reason']}", highlight=False)
+    cost = ledger.total().cost_usd
+    console.print(
+        f"imported {summary.imported}, failed {len(summary.failed)}, invalid "
+        f"{len(summary.invalid)} (re-run the stage: failed lines are retried live, invalid "
+        f"replies get their repair request) · batch cost "
+        f"{'unknown' if cost is None else f'${cost:.4f}'}",
+        highlight=False,
+    )
+
+
+@batch_app.command("status")
+def status(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder (or rubrics file) with batches.")],
+) -> None:
+    """Each batch's state, counts and what was imported (from the saved batch state)."""
+    from judge.batch_runner import STATE_FILE, load_state
+
+    path = (
+        run_dir / STATE_FILE
+        if run_dir.is_dir()
+        else run_dir.with_name(run_dir.name + ".batches.json")
+    )
+    if not path.exists():
+        raise _fail(f"no batch state at {path}")
+    table = Table("batch", "provider", "status", "requests", "counts", "imported", "failed")
+    for record in load_state(path).batches:
+        counts = ", ".join(f"{k} {v}" for k, v in record.counts.items() if v)
+        table.add_row(
+            *(
+                Text(str(cell))
+                for cell in (
+                    record.id,
+                    record.provider,
+                    record.status,
+                    len(record.specs),
+                    counts or "–",
+                    record.imported_ok if record.imported else "no",
+                    len(record.failed),
+                )
+            )
+        )
+    console.print(table)

@@ -1,0 +1,85 @@
+"""Shared pieces of the command line: the app, the console, option types and small helpers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from judge.config import AppSettings, load_app_settings
+from judge.records import ErrorRecord
+from judge.types import ConfigError
+
+app = typer.Typer(help="Score code patches without running them.", no_args_is_help=True)
+llm_app = typer.Typer(help="Check the LLM layer: providers, keys, prices.", no_args_is_help=True)
+app.add_typer(llm_app, name="llm", rich_help_panel="Tools")
+console = Console()
+
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        help="YAML settings file (see configs/default.yaml).",
+        rich_help_panel="Settings",
+    ),
+]
+NoCacheOption = Annotated[
+    bool,
+    typer.Option("--no-cache", help="Bypass the reply cache.", rich_help_panel="Settings"),
+]
+ConcurrencyOption = Annotated[
+    int | None,
+    typer.Option(
+        "--concurrency", help="Requests in flight (default 8).", rich_help_panel="Settings"
+    ),
+]
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        help="Override one setting, e.g. llm.providers.openai.base_url=http://localhost:8000/v1.",
+        rich_help_panel="Settings",
+    ),
+]
+BatchOption = Annotated[
+    bool,
+    typer.Option(
+        "--batch",
+        help="Send requests through the provider batch APIs (half price); resumable.",
+        rich_help_panel="Settings",
+    ),
+]
+SplitOption = Annotated[
+    str, typer.Option("--split", help="Split of a Hugging Face dataset.", rich_help_panel="Input")
+]
+
+
+def _fail(message: str) -> typer.Exit:
+    console.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+    return typer.Exit(code=2)
+
+
+def _settings(
+    config: Path | None, concurrency: int | None = None, sets: list[str] | None = None
+) -> AppSettings:
+    try:
+        return load_app_settings(config, sets, concurrency=concurrency)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from exc
+
+
+def _batch_options(settings: AppSettings, state: Path, enabled: bool):
+    if not enabled:
+        return None
+    from judge.batch_runner import BatchOptions
+
+    return BatchOptions(state, settings.batch.poll_interval_s, settings.batch.max_rounds)
+
+
+def _print_errors(errors: list[ErrorRecord], limit: int = 20) -> None:
+    for error in errors[:limit]:
+        console.print(f"[yellow]skipped[/yellow] {error.record}: {error.reason}", highlight=False)
+    if len(errors) > limit:
+        console.print(f"… and {len(errors) - limit} more", highlight=False)

@@ -1,0 +1,308 @@
+"""`validate`, `select` and `routes`: measuring the judge and using its scores.
+
+These commands reach into `validation`; only the command line may (see `judge/cli.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from judge.cli_common import (
+    BatchOption,
+    ConcurrencyOption,
+    ConfigOption,
+    NoCacheOption,
+    SetOption,
+    SplitOption,
+    _batch_options,
+    _fail,
+    _settings,
+    app,
+    console,
+)
+from judge.progress import progress_bar
+from judge.records import RecordError
+from judge.types import ConfigError, LLMError
+
+
+@app.command("validate", rich_help_panel="Measure and use the scores")
+def validate_command(
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", help="Report folder (resumed if it exists).", rich_help_panel="Output"
+        ),
+    ],
+    data: Annotated[
+        str | None,
+        typer.Option(
+            "--data",
+            help="SWE-bench instances: file, saved dataset or hub id (default: shipped sample).",
+            rich_help_panel="Input",
+        ),
+    ] = None,
+    candidates: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--candidates",
+            help="Labelled candidates: JSONL, a folder of them, or an experiments run folder.",
+            rich_help_panel="Input",
+        ),
+    ] = None,
+    generator: Annotated[
+        str,
+        typer.Option(
+            "--generator",
+            help="Rubric generator: provider:model or reference.",
+            rich_help_panel="Model",
+        ),
+    ] = "reference",
+    judge: Annotated[
+        str,
+        typer.Option(
+            "--judge",
+            help="Judge: provider:model, scripted:NAME or reference.",
+            rich_help_panel="Model",
+        ),
+    ] = "reference",
+    runs: Annotated[
+        int,
+        typer.Option("--runs", min=1, help="Repeat runs per candidate.", rich_help_panel="Model"),
+    ] = 3,
+    hybrid: Annotated[
+        bool,
+        typer.Option(
+            "--hybrid",
+            help="Answer criteria that carry a check statically.",
+            rich_help_panel="Model",
+        ),
+    ] = False,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", min=1, help="Only the first N tasks.", rich_help_panel="Input"),
+    ] = None,
+    repos: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--repos", help="Only tasks of these repositories; repeatable.", rich_help_panel="Input"
+        ),
+    ] = None,
+    group: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--group",
+            help="PATTERN=SYSTEM: runs matching the regex are one system; repeatable.",
+            rich_help_panel="Input",
+        ),
+    ] = None,
+    systems: Annotated[
+        Path | None,
+        typer.Option(
+            "--systems",
+            help="System rules YAML (default configs/systems.yaml).",
+            rich_help_panel="Input",
+        ),
+    ] = None,
+    repos_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--repos-dir", help="Local git clones for repository context.", rich_help_panel="Input"
+        ),
+    ] = None,
+    compare_to: Annotated[
+        Path | None,
+        typer.Option(
+            "--compare-to",
+            help="An earlier metrics.json: adds a 'since last time' section.",
+            rich_help_panel="Output",
+        ),
+    ] = None,
+    fail_on_regression: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-regression",
+            help="Exit 1 when a figure regressed beyond its CI.",
+            rich_help_panel="Output",
+        ),
+    ] = False,
+    no_baseline: Annotated[
+        bool,
+        typer.Option(
+            "--no-baseline", help="Skip the reference-judge baseline.", rich_help_panel="Output"
+        ),
+    ] = False,
+    split: SplitOption = "test",
+    config: ConfigOption = None,
+    no_cache: NoCacheOption = False,
+    concurrency: ConcurrencyOption = None,
+    sets: SetOption = None,
+    batch: BatchOption = False,
+) -> None:
+    """Replay labelled SWE-bench candidates and measure the judge with the four checks."""
+    from validation.report import check_rows
+    from validation.validate import ValidateJob, validate
+
+    settings = _settings(config, concurrency, sets)
+    job = ValidateJob(
+        out=out,
+        data=data,
+        candidates=tuple(candidates or ()),
+        generator=generator,
+        judge=judge,
+        runs=runs,
+        limit=limit,
+        repos=tuple(repos or ()),
+        baseline=not no_baseline,
+        systems=systems,
+        groups=tuple(group or ()),
+        repos_dir=repos_dir,
+        hybrid=hybrid,
+        split=split,
+        compare_to=compare_to,
+    )
+    try:
+        with progress_bar(console, "validating") as update:
+            options = _batch_options(settings, out / "batches.json", batch)
+            metrics = asyncio.run(validate(job, settings, not no_cache, update, options))
+    except (ConfigError, RecordError, LLMError) as exc:
+        raise _fail(str(exc)) from exc
+    table = Table(*_check_columns(metrics), title=f"Validation of {judge} (rubrics: {generator})")
+    for row in check_rows(metrics["main"], metrics["baseline"]):
+        table.add_row(*(Text(cell) for cell in row))
+    console.print(table)
+    leak = metrics["leak_audit"]
+    console.print(
+        f"leak audit: {leak['pipeline_leaks']} leaks by the pipeline in "
+        f"{leak['prompts_scanned']} prompts · report: {out / 'report.md'}, {out / 'report.html'}",
+        highlight=False,
+    )
+    _report_comparison(metrics.get("comparison"), fail_on_regression)
+
+
+def _report_comparison(comparison: dict | None, fail_on_regression: bool) -> None:
+    if not comparison:
+        return
+    regressions, improvements = comparison["regressions"], comparison["improvements"]
+    console.print(
+        f"since {comparison['against']}: {len(regressions)} regressions "
+        f"({', '.join(regressions) or 'none'}), {len(improvements)} improvements",
+        highlight=False,
+    )
+    if regressions and fail_on_regression:
+        raise typer.Exit(code=1)
+
+
+def _check_columns(metrics: dict) -> list[str]:
+    columns = ["check", f"this judge ({metrics['main']['judge']})"]
+    if metrics["baseline"]:
+        columns.append("reference baseline")
+    return [*columns, "published"]
+
+
+@app.command("select", rich_help_panel="Measure and use the scores")
+def select_command(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder written by `score` or `validate`.")],
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="Picks JSONL, one line per task.", rich_help_panel="Output"),
+    ],
+    epsilon: Annotated[
+        float,
+        typer.Option(
+            "--epsilon",
+            min=0.0,
+            help="Scores this close to the best are a tie.",
+            rich_help_panel="Selection",
+        ),
+    ] = 0.0,
+    pairwise: Annotated[
+        str | None,
+        typer.Option(
+            "--pairwise",
+            help="provider:model for blind pairwise tie-breaks (both orders).",
+            rich_help_panel="Selection",
+        ),
+    ] = None,
+    top_k: Annotated[
+        int,
+        typer.Option(
+            "--top-k", min=2, help="Tied leaders compared pairwise.", rich_help_panel="Selection"
+        ),
+    ] = 3,
+    config: ConfigOption = None,
+    no_cache: NoCacheOption = False,
+    sets: SetOption = None,
+) -> None:
+    """Pick the best candidate per task from saved judgements (no LLM call unless --pairwise)."""
+    from judge.select_run import select
+    from validation.run_inputs import pairwise_inputs, selectable
+
+    settings = _settings(config, None, sets)
+    try:
+        inputs = pairwise_inputs(run_dir, pairwise, top_k) if pairwise else None
+        summary = asyncio.run(
+            select(run_dir, out, settings, epsilon, inputs, selectable(run_dir), not no_cache)
+        )
+    except (ConfigError, RecordError, LLMError) as exc:
+        raise _fail(str(exc)) from exc
+    resolved = [
+        p.labels.get("resolved")
+        for p in summary.picks
+        if isinstance(p.labels.get("resolved"), bool)
+    ]
+    rules = ", ".join(f"{rule} {n}" for rule, n in summary.decided_by.most_common())
+    console.print(f"{len(summary.picks)} picks → {out} · decided by: {rules}", highlight=False)
+    if resolved:
+        rate = sum(resolved) / len(resolved)
+        console.print(f"picked resolve rate (labels): {rate:.3f} over {len(resolved)} tasks")
+
+
+@app.command("routes", rich_help_panel="Measure and use the scores")
+def routes_command(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder written by `score` or `validate`.")],
+    by: Annotated[
+        str,
+        typer.Option(
+            "--by",
+            help="The label that names a route (model, harness, route…).",
+            rich_help_panel="Routes",
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Report folder.", rich_help_panel="Output")],
+    cost: Annotated[
+        str | None,
+        typer.Option(
+            "--cost", help="Numeric label holding each candidate's cost.", rich_help_panel="Routes"
+        ),
+    ] = None,
+    alpha: Annotated[
+        float,
+        typer.Option(
+            "--alpha", help="Significance level for 'indistinguishable'.", rich_help_panel="Routes"
+        ),
+    ] = 0.05,
+) -> None:
+    """Compare routes on the tasks they share: scores with CIs, paired tests, cost, Pareto front."""
+    from validation.routes_report import RoutesJob, routes_report
+
+    try:
+        result = routes_report(RoutesJob(run_dir=run_dir, by=by, out=out, cost=cost, alpha=alpha))
+    except ConfigError as exc:
+        raise _fail(str(exc)) from exc
+    verdict = result["verdict"]
+    console.print(
+        f"best: {verdict['best']} · indistinguishable: {', '.join(verdict['indistinguishable'])}"
+        + (
+            f" · cheapest of those: {verdict['cheapest_of_those']}"
+            if verdict["cheapest_of_those"]
+            else ""
+        )
+        + f" → {out / 'routes.md'}",
+        highlight=False,
+    )

@@ -1,0 +1,158 @@
+"""`rubrics`, `score` and `show`: building rubrics and judging candidates."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from judge.cli_common import (
+    BatchOption,
+    ConcurrencyOption,
+    ConfigOption,
+    NoCacheOption,
+    SetOption,
+    SplitOption,
+    _batch_options,
+    _fail,
+    _print_errors,
+    _settings,
+    app,
+    console,
+)
+from judge.progress import ledger_line, progress_bar
+from judge.records import RecordError
+from judge.types import ConfigError, LLMError
+
+
+@app.command("rubrics", rich_help_panel="Score patches")
+def rubrics_command(
+    tasks: Annotated[
+        str, typer.Argument(help="Tasks: .jsonl/.json/.parquet, a saved dataset or a hub id.")
+    ],
+    generator: Annotated[
+        str,
+        typer.Option(
+            "--generator", help="provider:model that writes the rubrics.", rich_help_panel="Model"
+        ),
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", help="Rubrics JSONL (appended to).", rich_help_panel="Output")
+    ],
+    repos_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--repos-dir", help="Local git clones for repository context.", rich_help_panel="Input"
+        ),
+    ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="Regenerate tasks that already have a rubric.", rich_help_panel="Output"
+        ),
+    ] = False,
+    split: SplitOption = "test",
+    config: ConfigOption = None,
+    no_cache: NoCacheOption = False,
+    concurrency: ConcurrencyOption = None,
+    sets: SetOption = None,
+    batch: BatchOption = False,
+) -> None:
+    """Generate and freeze one rubric per task, before any candidate is judged."""
+    from rubric_gen.run import RubricJob, generate_rubrics
+
+    settings = _settings(config, concurrency, sets)
+    job = RubricJob(
+        tasks=tasks, generator=generator, out=out, repos_dir=repos_dir, force=force, split=split
+    )
+    try:
+        with progress_bar(console, "rubrics") as update:
+            options = _batch_options(settings, out.with_name(out.name + ".batches.json"), batch)
+            summary = asyncio.run(generate_rubrics(job, settings, not no_cache, update, options))
+    except (ConfigError, RecordError, LLMError) as exc:
+        raise _fail(str(exc)) from exc
+    _print_errors(summary.errors)
+    for note in summary.notes[:20]:
+        console.print(f"note: {note}", highlight=False)
+    console.print(
+        f"rubrics: {summary.generated} generated, {summary.skipped_existing} already frozen, "
+        f"{len(summary.errors)} failed → {out} · {ledger_line(summary.ledger)}",
+        highlight=False,
+    )
+
+
+@app.command("score", rich_help_panel="Score patches")
+def score_command(
+    tasks: Annotated[
+        str, typer.Argument(help="Tasks: .jsonl/.json/.parquet, a saved dataset or a hub id.")
+    ],
+    candidates: Annotated[str, typer.Argument(help="Candidate patches (JSONL).")],
+    rubrics: Annotated[
+        Path, typer.Option("--rubrics", help="Frozen rubrics JSONL.", rich_help_panel="Input")
+    ],
+    judge: Annotated[
+        str, typer.Option("--judge", help="provider:model of the judge.", rich_help_panel="Model")
+    ],
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="Run folder (resumed if it exists).", rich_help_panel="Output"),
+    ],
+    runs: Annotated[
+        int,
+        typer.Option(
+            "--runs",
+            min=1,
+            help="Repeat runs per candidate (sample indices 0..K-1).",
+            rich_help_panel="Model",
+        ),
+    ] = 1,
+    split: SplitOption = "test",
+    config: ConfigOption = None,
+    no_cache: NoCacheOption = False,
+    concurrency: ConcurrencyOption = None,
+    sets: SetOption = None,
+    batch: BatchOption = False,
+) -> None:
+    """Judge every candidate blind against its task's frozen rubric; resumable."""
+    from judge.score_run import ScoreJob, score
+
+    settings = _settings(config, concurrency, sets)
+    job = ScoreJob(
+        tasks=tasks,
+        candidates=candidates,
+        rubrics=rubrics,
+        judge=judge,
+        out_dir=out,
+        runs=runs,
+        split=split,
+    )
+    try:
+        with progress_bar(console, "judging") as update:
+            options = _batch_options(settings, out / "batches.json", batch)
+            summary = asyncio.run(score(job, settings, not no_cache, update, options))
+    except (ConfigError, RecordError, LLMError) as exc:
+        raise _fail(str(exc)) from exc
+    _print_errors(summary.errors)
+    console.print(
+        f"judged {summary.judged} now, {summary.skipped_done} already done, "
+        f"{len(summary.errors)} errors → {out} · {ledger_line(summary.ledger)}",
+        highlight=False,
+    )
+
+
+@app.command("show", rich_help_panel="Score patches")
+def show_command(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder written by `score`.")],
+    candidate: Annotated[str, typer.Option("--candidate", help="Candidate id to show.")],
+) -> None:
+    """Print one candidate's judgement(s) as a table: criterion, weight, answer, evidence."""
+    from judge.show import find_judgements, judgement_table, rubric_questions
+
+    found = find_judgements(run_dir, candidate)
+    if not found:
+        raise _fail(f"no judgement for candidate {candidate!r} in {run_dir}")
+    questions = rubric_questions(run_dir, found[0].task_id)
+    for judgement in found:
+        console.print(judgement_table(judgement, questions))
