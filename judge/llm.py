@@ -17,7 +17,7 @@ from judge.batching import BatchCollector, DeferredRequest, PendingRequest
 from judge.cache import ReplyCache, request_key
 from judge.config import LLMSettings
 from judge.pricing import Ledger, PriceTable, cost_usd, load_prices
-from judge.providers import create_provider
+from judge.providers import create_provider, parse_model_spec
 from judge.retry import call_with_retry
 from judge.runner import Outcome, run_bounded
 from judge.structured import repair_messages, validate_reply
@@ -101,9 +101,13 @@ class LLMClient:
 
 class ModelClient:
     def __init__(self, client: LLMClient, spec: str) -> None:
+        """The provider is built at once (a missing key fails before any work), except in
+        defer mode, which never calls it: exporting a batch file needs no key."""
         self._client = client
-        self.provider = create_provider(spec, client.settings)
-        self.spec = f"{self.provider.name}:{self.provider.model}"
+        name, model = parse_model_spec(spec)
+        self.spec = f"{name}:{model}"
+        self.structured = client.settings.provider(name).structured
+        self.provider = None if client.defer is not None else create_provider(spec, client.settings)
 
     async def complete(
         self,
@@ -161,8 +165,7 @@ class ModelClient:
         if cached is not None:
             usage = self._usage(cached, cost=0.0, cache_hit=True)
         elif self._client.defer is not None:
-            structured = getattr(self.provider, "structured", "json_schema")
-            self._client.defer.add(PendingRequest(key, self.spec, request, structured))
+            self._client.defer.add(PendingRequest(key, self.spec, request, self.structured))
             raise DeferredRequest(f"{self.spec}: deferred to a batch ({key[:12]})")
         else:
 

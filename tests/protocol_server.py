@@ -48,6 +48,7 @@ class ProtocolServer:
         self.responder = responder
         self.latency_s = latency_s
         self.cached_tokens = 0
+        self.batches: Any = None  # a tests.batch_emulator.BatchEmulator, when attached
         self.steps: deque[Step] = deque()
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
@@ -105,9 +106,30 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         return
 
+    def _batch_route(self, method: str, raw: bytes) -> bool:
+        """Batch endpoints go to the emulator, when the test attached one."""
+        emulator = self.server.owner.batches
+        if emulator is None or not emulator.handles(self.path):
+            return False
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        status, data, content_type = emulator.handle(method, self.path, headers, raw)
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        return True
+
+    def do_GET(self) -> None:
+        if not self._batch_route("GET", b""):
+            self._send(404, b'{"error": {"message": "not found"}}', {})
+
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length", 0))
-        body = json.loads(self.rfile.read(length) or b"{}")
+        raw = self.rfile.read(length)
+        if self._batch_route("POST", raw):
+            return
+        body = json.loads(raw or b"{}")
         owner = self.server.owner
         headers = {k.lower(): v for k, v in self.headers.items()}
         step = owner.next_step(Recorded(self.path, body, headers))

@@ -59,8 +59,9 @@ def rubric_writer(call: ScriptedCall) -> dict:
 
 
 def diff_reading_judge(call: ScriptedCall) -> dict:
-    """Yes when the question's first `span` occurs in a diff line, quoting that line."""
-    prompt = call.messages[-1].content
+    """Yes when the question's first `span` occurs in a diff line, quoting that line (the
+    first user message holds the prompt, also in a repair conversation)."""
+    prompt = next(m.content for m in call.messages if m.role == "user")
     diff_lines = _DIFF.search(prompt).group(1).splitlines()
     answers = {}
     for cid, question in _CRITERION.findall(prompt):

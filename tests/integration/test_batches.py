@@ -1,0 +1,291 @@
+"""Batch mode: offline batch files (the vLLM run_batch path) and the providers' batch APIs
+through the real SDKs against a loopback emulator, including a kill while polling."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+
+import pytest
+
+from judge.batch_runner import BatchOptions, load_state
+from judge.config import load_app_settings
+from judge.jsonl import read_jsonl
+from judge.judgement import Judgement
+from judge.providers.scripted import ScriptedCall, install_script
+from judge.score_run import ScoreJob, score
+from judge.types import GenerationOptions, Message
+from rubric_gen.run import RubricJob, generate_rubrics
+from tests.batch_emulator import BatchEmulator
+from tests.scripted_llm import diff_reading_judge
+from validation.validate import SAMPLE_CANDIDATES, SAMPLE_TASKS
+
+pytestmark = pytest.mark.integration
+
+
+def _answer(body: dict) -> str:
+    """What a model would reply to one exported request (test executor)."""
+    messages = [Message(role=m["role"], content=m["content"]) for m in body["messages"]]
+    return json.dumps(
+        diff_reading_judge(ScriptedCall(body["model"], messages, None, GenerationOptions()))
+    )
+
+
+def _executor(requests_file, output_file, fail: int, invalid: int) -> list[str]:
+    """A tiny batch executor: writes an OpenAI batch output file, with one failed line and
+    one invalid reply; returns the custom ids it answered."""
+    rows, ids = [], []
+    for number, line in enumerate(requests_file.read_text().splitlines()):
+        request = json.loads(line)
+        ids.append(request["custom_id"])
+        if number == fail:
+            rows.append(
+                {
+                    "id": "x",
+                    "custom_id": request["custom_id"],
+                    "response": None,
+                    "error": {"code": "server_error", "message": "executor crashed"},
+                }
+            )
+            continue
+        text = "Sorry, no JSON today." if number == invalid else _answer(request["body"])
+        body = {
+            "id": "c",
+            "object": "chat.completion",
+            "created": 0,
+            "model": request["body"]["model"],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+        }
+        rows.append(
+            {
+                "id": "x",
+                "custom_id": request["custom_id"],
+                "error": None,
+                "response": {"status_code": 200, "request_id": "r", "body": body},
+            }
+        )
+    output_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return ids
+
+
+@pytest.fixture
+def app_settings(tmp_path):
+    return load_app_settings(
+        sets=[
+            f"llm.cache_path={tmp_path / 'cache.sqlite'}",
+            "llm.retry.initial_wait_s=0",
+            "batch.poll_interval_s=0.01",
+        ]
+    )
+
+
+async def test_offline_round_trip_on_the_shipped_sample(tmp_path, app_settings):
+    from typer.testing import CliRunner
+
+    from judge.cli import app
+
+    rubrics = tmp_path / "rubrics.jsonl"
+    await generate_rubrics(RubricJob(str(SAMPLE_TASKS), "reference", rubrics), app_settings)
+    job = ScoreJob(
+        str(SAMPLE_TASKS), str(SAMPLE_CANDIDATES), rubrics, "scripted:batch", tmp_path / "run"
+    )
+    exported = await score(job, app_settings, export=tmp_path / "requests.jsonl")
+    assert exported.exported > 300 and exported.judged > 0  # empty patches need no request
+    lines = [json.loads(x) for x in (tmp_path / "requests.jsonl").read_text().splitlines()]
+    for line in lines:
+        assert set(line) == {"custom_id", "method", "url", "body"}
+        assert (line["method"], line["url"]) == ("POST", "/v1/chat/completions")
+        assert re.fullmatch(r"[0-9a-f]{64}", line["custom_id"])
+        assert line["body"]["model"] == "batch"
+        assert all(set(m) == {"role", "content"} for m in line["body"]["messages"])
+        assert line["body"]["response_format"]["json_schema"]["strict"] is True
+    assert len({line["custom_id"] for line in lines}) == len(lines)
+
+    _executor(tmp_path / "requests.jsonl", tmp_path / "output.jsonl", fail=3, invalid=5)
+    config = tmp_path / "c.yaml"
+    config.write_text(f"llm:\n  cache_path: {tmp_path / 'cache.sqlite'}\n")
+    result = CliRunner().invoke(
+        app,
+        [
+            "batch",
+            "import",
+            str(tmp_path / "output.jsonl"),
+            "--requests",
+            str(tmp_path / "requests.jsonl"),
+            "--config",
+            str(config),
+        ],
+        env={"COLUMNS": "250"},
+    )
+    assert result.exit_code == 0, result.output
+    assert f"imported {len(lines) - 1}, failed 1, invalid 1" in result.output
+
+    live = install_script("batch", diff_reading_judge)  # answers only what the batch did not
+    summary = await score(job, app_settings)
+    assert len(live.calls) == 2  # the failed line, and the invalid reply's one repair request
+    judgements = read_jsonl(tmp_path / "run" / "judgements.jsonl", Judgement)
+    keys = [j.key for j in judgements]
+    assert summary.errors == []
+    assert len(keys) == len(set(keys)) == exported.judged + exported.pending
+    assert sum(1 for j in judgements if j.usage.cache_hits) == exported.pending - 1  # all but one
+
+
+@pytest.fixture
+def batch_server(server, http_settings, tmp_path):
+    emulator = BatchEmulator(server)
+    server.batches = emulator
+    server.responder = lambda body: _answer(body) if "candidate_diff" in json.dumps(body) else "{}"
+    settings = load_app_settings(sets=["batch.poll_interval_s=0.01"]).model_copy(
+        update={"llm": http_settings}
+    )
+    return emulator, settings
+
+
+async def _mini_rubrics(mini, tmp_path, settings):
+    path = tmp_path / "rubrics.jsonl"
+    await generate_rubrics(RubricJob(str(mini / "tasks.jsonl"), "reference", path), settings)
+    return path
+
+
+@pytest.mark.parametrize("spec", ["openai:gpt-4.1-mini", "anthropic:claude-haiku-4-5"])
+async def test_provider_batch_then_live_retry(spec, mini, tmp_path, batch_server, server):
+    emulator, settings = batch_server
+    emulator.fail_positions = {0}
+    rubrics = await _mini_rubrics(mini, tmp_path, settings)
+    job = ScoreJob(
+        str(mini / "tasks.jsonl"), str(mini / "candidates.jsonl"), rubrics, spec, tmp_path / "run"
+    )
+    summary = await score(
+        job, settings, batch=BatchOptions(tmp_path / "run" / "batches.json", 0.01)
+    )
+    assert emulator.submissions == 1 and emulator.status_checks >= 2
+    live = server.count("/chat/completions") + server.count("/messages")
+    assert live == 1  # the one request the batch failed, retried interactively
+    judgements = read_jsonl(tmp_path / "run" / "judgements.jsonl", Judgement)
+    assert len({j.key for j in judgements}) == len(judgements) == 7
+    assert summary.errors == []
+    (record,) = load_state(tmp_path / "run" / "batches.json").batches
+    assert record.imported and record.imported_ok == 5 and len(record.failed) == 1
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["usage"]["total"]["calls"] >= 6
+
+
+async def test_killed_while_polling_resumes_without_resubmitting(mini, tmp_path, batch_server):
+    emulator, settings = batch_server
+    emulator.polls_until_done = 10_000
+    rubrics = await _mini_rubrics(mini, tmp_path, settings)
+    state = tmp_path / "run" / "batches.json"
+    job = ScoreJob(
+        str(mini / "tasks.jsonl"),
+        str(mini / "candidates.jsonl"),
+        rubrics,
+        "openai:gpt-4.1-mini",
+        tmp_path / "run",
+    )
+    running = asyncio.create_task(score(job, settings, batch=BatchOptions(state, 0.01)))
+    for _ in range(500):
+        await asyncio.sleep(0.01)
+        if emulator.status_checks >= 3:
+            break
+    running.cancel()  # the process dies while polling
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert emulator.submissions == 1 and load_state(state).batches[0].imported is False
+    emulator.polls_until_done = 0
+    await score(job, settings, batch=BatchOptions(state, 0.01))
+    assert emulator.submissions == 1  # resumed polling the saved batch
+    assert len(read_jsonl(tmp_path / "run" / "judgements.jsonl", Judgement)) == 7
+
+
+def test_batch_status_and_missing_state(tmp_path):
+    from typer.testing import CliRunner
+
+    from judge.batch_runner import BatchRecord, BatchStateFile, save_state
+    from judge.cli import app
+
+    run = tmp_path / "run"
+    state = BatchStateFile(
+        batches=[
+            BatchRecord(
+                id="batch_7",
+                provider="openai",
+                specs={"k": "openai:m"},
+                status="completed",
+                counts={"completed": 1},
+                imported=True,
+                imported_ok=1,
+            )
+        ]
+    )
+    save_state(run / "batches.json", state)
+    result = CliRunner().invoke(app, ["batch", "status", str(run)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and "batch_7" in result.output and "completed 1" in result.output
+    missing = CliRunner().invoke(app, ["batch", "status", str(tmp_path / "nothing")])
+    assert missing.exit_code == 2 and "no batch state" in missing.output
+
+
+def test_requests_are_split_at_provider_limits():
+    from judge.batching import PendingRequest
+    from judge.providers.batches import OpenAIBatches, chunks
+    from judge.types import LLMRequest
+
+    pending = [
+        PendingRequest(
+            f"{i:064x}", "openai:m", LLMRequest(messages=(Message(role="user", content="x" * 50),))
+        )
+        for i in range(5)
+    ]
+
+    class Tiny(OpenAIBatches):
+        max_requests = 2
+
+    assert [len(c) for c in chunks(pending, Tiny)] == [2, 2, 1]
+
+    class Small(OpenAIBatches):
+        max_bytes = len(OpenAIBatches.encode(pending[:3])) + 1
+
+    assert [len(c) for c in chunks(pending, Small)] == [3, 2]
+
+
+async def test_export_needs_no_api_key_and_batch_needs_the_cache(tmp_path, mini, monkeypatch):
+    from judge.batching import BatchCollector
+    from judge.llm import LLMClient
+    from judge.types import ConfigError
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    settings = load_app_settings(sets=[f"llm.cache_path={tmp_path / 'c.sqlite'}"])
+    async with LLMClient(settings.llm, defer=BatchCollector()) as client:
+        assert client.model("openai:gpt-4.1-mini").spec == "openai:gpt-4.1-mini"
+    with pytest.raises(ConfigError, match="needs the reply cache"):
+        LLMClient(settings.llm, use_cache=False, defer=BatchCollector())
+
+
+async def test_rubrics_through_a_batch_and_as_an_export(mini, tmp_path, batch_server, server):
+    from tests.integration.test_pipeline_over_http import protocol_responder
+
+    emulator, settings = batch_server
+    server.responder = protocol_responder
+    out = tmp_path / "rubrics.jsonl"
+    job = RubricJob(str(mini / "tasks.jsonl"), "openai:gpt-4.1", out)
+    summary = await generate_rubrics(job, settings, batch=BatchOptions(tmp_path / "b.json", 0.01))
+    assert (summary.generated, summary.errors, emulator.submissions) == (3, [], 1)
+    assert server.count("/chat/completions") == 0  # everything came from the batch
+    assert not (tmp_path / "rubrics.jsonl.deferred-round").exists()
+    again = await generate_rubrics(job, settings, export=tmp_path / "more.jsonl")
+    assert again.exported == 0  # all frozen: nothing left to ask
+    fresh = await generate_rubrics(
+        RubricJob(str(mini / "tasks.jsonl"), "openai:gpt-4.1-mini", tmp_path / "other.jsonl"),
+        settings,
+        export=tmp_path / "req.jsonl",
+    )
+    assert fresh.exported == 3
+    specs = json.loads((tmp_path / "req.jsonl.specs.json").read_text())
+    assert set(specs.values()) == {"openai:gpt-4.1-mini"}
