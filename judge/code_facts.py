@@ -107,6 +107,32 @@ class TokenChange:
     line: str  # a diff line showing it, for evidence
 
 
+_DEAD_START = re.compile(r"^(\s*)(?:if|while|elif)\s+(?:False|0|None|not\s+True)\s*:\s*(?:#.*)?$")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def live_added(hunk: Hunk) -> list[str]:
+    """Added lines, without the bodies of blocks that can never run (`if False:`, `if 0:` …):
+    dead code that mentions the right names must not count as a change."""
+    live: list[str] = []
+    dead_indent: int | None = None
+    for line in hunk.lines:
+        body = line[1:]
+        if dead_indent is not None and body.strip() and _indent(body) <= dead_indent:
+            dead_indent = None
+        if dead_indent is not None:
+            continue
+        if line.startswith("+") and (match := _DEAD_START.match(body)):
+            dead_indent = len(match.group(1))
+            continue
+        if line.startswith("+"):
+            live.append(body)
+    return live
+
+
 def definition_name(line: str) -> str | None:
     """`def foo(` / `class Foo(` → the name; a C-like signature → the called name."""
     if match := _PY_DEF.match(line):
@@ -187,7 +213,7 @@ def token_delta(
     files = [f for f in code_files(diff) if path is None or path in (f.old_path, f.new_path)]
     for file in files:
         for hunk in file.hunks:
-            for line in hunk.added:
+            for line in live_added(hunk):
                 if token in tokens_of(line):
                     plus += 1
                     plus_line = plus_line or "+" + line

@@ -24,8 +24,9 @@ def _plain(value: Any) -> Any:
 
 
 def _jsonl_rows(path: Path) -> Iterator[Row]:
+    """Bytes that are not UTF-8 (patches in other encodings) become U+FFFD, not a crash."""
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:
+    with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue

@@ -77,8 +77,14 @@ def _first(row: Mapping[str, Any], names: Iterable[str]) -> tuple[str | None, An
     return None, None
 
 
+def clean_text(text: str) -> str:
+    """Lone surrogates (from JSON escapes of broken bytes) become U+FFFD, so every later
+    step can encode the text as UTF-8."""
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
 def _text(value: Any) -> str | None:
-    return None if value is None else str(value)
+    return None if value is None else clean_text(str(value))
 
 
 def task_from_row(row: Mapping[str, Any], source: str) -> tuple[Task, dict[str, Any]]:
@@ -91,7 +97,7 @@ def task_from_row(row: Mapping[str, Any], source: str) -> tuple[Task, dict[str, 
         raise RecordError(source, f"task {task_id} has no description")
     task = Task(
         task_id=str(task_id),
-        description=str(description),
+        description=clean_text(str(description)),
         repo=_text(row.get("repo")),
         base_commit=_text(row.get("base_commit")),
         hints=_text(_first(row, HINT_FIELDS)[1]) or None,
@@ -115,7 +121,7 @@ def candidate_from_row(row: Mapping[str, Any], source: str) -> Candidate:
     return Candidate(
         task_id=str(task_id),
         candidate_id=str(candidate_id) if candidate_id else derived_id(str(task_id), labels, patch),
-        patch=str(patch),
+        patch=clean_text(str(patch)),
         labels=labels,
     )
 

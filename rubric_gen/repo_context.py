@@ -6,6 +6,7 @@ out of the repository (`..`) reads nothing and is reported, whatever the patch c
 
 from __future__ import annotations
 
+import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -26,10 +27,20 @@ class RepoContext:
 def find_clone(repos_dir: Path, repo: str) -> Path | None:
     """`owner/name` may be cloned as DIR/owner/name, DIR/owner__name or DIR/name."""
     owner, _, name = repo.partition("/")
+    if not (is_safe_path(owner) and is_safe_path(name)) or "/" in name:
+        return None
     for candidate in (repos_dir / owner / name, repos_dir / f"{owner}__{name}", repos_dir / name):
         if name and (candidate / ".git").exists():
             return candidate
     return None
+
+
+_COMMIT = re.compile(r"^[0-9a-fA-F]{4,64}$")
+
+
+def is_safe_commit(commit: str) -> bool:
+    """Only hex object names: anything else (`--output=…`, `HEAD~1:../`) could steer git."""
+    return bool(_COMMIT.match(commit or ""))
 
 
 def is_safe_path(path: str) -> bool:
@@ -39,7 +50,7 @@ def is_safe_path(path: str) -> bool:
 
 def read_at_commit(clone: Path, commit: str, path: str) -> str | None:
     result = subprocess.run(
-        ["git", "-C", str(clone), "show", f"{commit}:{path}"],
+        ["git", "-C", str(clone), "show", "--no-textconv", f"{commit}:{path}", "--"],
         capture_output=True,
         timeout=GIT_TIMEOUT_S,
         check=False,
@@ -63,6 +74,8 @@ def read_sources(task: Task, repos_dir: Path) -> tuple[dict[str, str], list[str]
     clone = find_clone(repos_dir, task.repo or "")
     if clone is None or not task.base_commit:
         return {}, [f"{task.task_id}: no clone of {task.repo!r} under {repos_dir}"]
+    if not is_safe_commit(task.base_commit):
+        return {}, [f"{task.task_id}: refused base commit {task.base_commit[:60]!r} (not a hash)"]
     sources: dict[str, str] = {}
     notes: list[str] = []
     for path in _context_paths(task):
