@@ -115,6 +115,14 @@ def validate_command(
             "--repos-dir", help="Local git clones for repository context.", rich_help_panel="Input"
         ),
     ] = None,
+    hostile: Annotated[
+        bool,
+        typer.Option(
+            "--hostile",
+            help="Add attack variants of one patch per task; report score changes.",
+            rich_help_panel="Input",
+        ),
+    ] = False,
     compare_to: Annotated[
         Path | None,
         typer.Option(
@@ -165,6 +173,7 @@ def validate_command(
         hybrid=hybrid,
         split=split,
         compare_to=compare_to,
+        hostile=hostile,
     )
     try:
         with progress_bar(console, "validating") as update:

@@ -7,6 +7,7 @@ handle whose `complete()` does the whole dance for one logical request and alway
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -25,6 +26,7 @@ from judge.types import (
     Completion,
     ConfigError,
     GenerationOptions,
+    LLMError,
     LLMRequest,
     LLMResult,
     Message,
@@ -57,6 +59,7 @@ class LLMClient:
         prices_path = Path(settings.prices_path) if settings.prices_path else None
         self.prices: PriceTable = load_prices(prices_path)
         self.ledger = ledger or Ledger()
+        self.faults: dict[str, Counter[str]] = {"retried": Counter(), "failed": Counter()}
         if defer is not None and self.cache is None:
             raise ConfigError("batch mode needs the reply cache: drop --no-cache")
         self._models: dict[str, ModelClient] = {}
@@ -174,12 +177,25 @@ class ModelClient:
                     list(request.messages), request.response_model, request.options
                 )
 
-            cached = await call_with_retry(self._client.settings.retry, attempt)
+            cached = await self._with_retry(attempt)
             if cache is not None:
                 cache.put(key, self.spec, cached)
             usage = self._usage(cached, cost=self._cost(cached), cache_hit=False)
         self._client.ledger.add(usage)
         return cached, usage
+
+    async def _with_retry(self, attempt) -> Completion:
+        """Count every retried fault and every final failure by kind, for the manifest."""
+        faults = self._client.faults
+
+        def retried(exc: BaseException) -> None:
+            faults["retried"][getattr(exc, "kind", type(exc).__name__)] += 1
+
+        try:
+            return await call_with_retry(self._client.settings.retry, attempt, retried)
+        except LLMError as exc:
+            faults["failed"][exc.kind] += 1
+            raise
 
     def _cost(self, completion: Completion) -> float | None:
         return cost_usd(

@@ -71,7 +71,20 @@ def _log_retry(state: RetryCallState) -> None:
     log.info("retrying after attempt %d: %s", state.attempt_number, exc)
 
 
-async def call_with_retry(settings: RetrySettings, fn: Callable[[], Awaitable[T]]) -> T:
+def _both(on_retry: Callable[[BaseException], None]) -> Callable[[RetryCallState], None]:
+    def before_sleep(state: RetryCallState) -> None:
+        _log_retry(state)
+        if state.outcome is not None and (exc := state.outcome.exception()) is not None:
+            on_retry(exc)
+
+    return before_sleep
+
+
+async def call_with_retry(
+    settings: RetrySettings,
+    fn: Callable[[], Awaitable[T]],
+    on_retry: Callable[[BaseException], None] | None = None,
+) -> T:
     """Run `fn` until it succeeds, raises a non-transient error, or attempts run out.
 
     When attempts run out the last `TransientError` is re-raised, so the caller sees the
@@ -81,7 +94,7 @@ async def call_with_retry(settings: RetrySettings, fn: Callable[[], Awaitable[T]
         stop=stop_after_attempt(settings.max_attempts),
         wait=make_wait(settings),
         retry=retry_if_exception_type(TransientError),
-        before_sleep=_log_retry,
+        before_sleep=_log_retry if on_retry is None else _both(on_retry),
         reraise=True,
     )
     return await retrying(fn)

@@ -54,6 +54,7 @@ class ScoreSummary:
     pending: int = 0
     errors: list[ErrorRecord] = field(default_factory=list)
     ledger: Ledger = field(default_factory=Ledger)
+    faults: dict = field(default_factory=dict)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -113,6 +114,7 @@ async def judge_all(
 ) -> None:
     """Judge every pending pair, appending each judgement the moment it exists."""
     summary.ledger = client.ledger
+    summary.faults = client.faults
 
     async def judge_one(item: tuple[Candidate, int]) -> Judgement:
         candidate, run = item
@@ -189,6 +191,7 @@ def _write_outputs(job: ScoreJob, settings: AppSettings, summary: ScoreSummary) 
         "hybrid": job.hybrid,
     }
     total = len(read_jsonl(job.out_dir / JUDGEMENTS, Judgement))
-    counts = {**summary.counts, "judgements_on_disk": total}
+    faults = {k: dict(v) for k, v in summary.faults.items()}
+    counts = {**summary.counts, "judgements_on_disk": total, "faults": faults}
     manifest = build_manifest("score", settings, inputs, counts, summary.ledger)
     write_json_atomic(job.out_dir / MANIFEST, manifest)

@@ -131,14 +131,21 @@ class Provider(Protocol):
 
 
 class LLMError(Exception):
-    """A call that failed for good; the message names the provider, model and reason."""
+    """A call that failed for good; the message names the provider, model and reason.
+
+    `kind` is a short category for counting (rate_limited, server_error, timeout, connection,
+    malformed, auth, bad_request, …), reported in every run's manifest."""
+
+    def __init__(self, message: str, kind: str = "other") -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class TransientError(LLMError):
     """A failure worth retrying (429, 5xx, timeout, connection error)."""
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, retry_after: float | None = None, kind: str = "other") -> None:
+        super().__init__(message, kind)
         self.retry_after = retry_after
 
 

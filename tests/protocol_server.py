@@ -9,6 +9,8 @@ tests assert exact counts. Used by the integration tests and by `benchmarks/llm_
 from __future__ import annotations
 
 import json
+import socket
+import struct
 import threading
 import time
 from collections import deque
@@ -30,6 +32,8 @@ class Step:
     delay_s: float = 0.0
     raw_body: bytes | None = None
     message: str = "scripted error"
+    reset: bool = False
+    """Drop the connection without an answer (a TCP reset)."""
 
 
 @dataclass
@@ -49,6 +53,8 @@ class ProtocolServer:
         self.latency_s = latency_s
         self.cached_tokens = 0
         self.batches: Any = None  # a tests.batch_emulator.BatchEmulator, when attached
+        self.fault_plan: Callable[[int, dict], Step | None] | None = None
+        """Called with the request number and body; a Step it returns is served instead."""
         self.steps: deque[Step] = deque()
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
@@ -90,6 +96,9 @@ class ProtocolServer:
             self.requests.append(recorded)
             if self.steps:
                 return self.steps.popleft()
+            number = len(self.requests)
+        if self.fault_plan is not None and (fault := self.fault_plan(number, recorded.body)):
+            return fault
         return Step(delay_s=self.latency_s)
 
 
@@ -136,6 +145,11 @@ class _Handler(BaseHTTPRequestHandler):
         if step.delay_s:
             time.sleep(step.delay_s)
         anthropic = self.path.endswith("/messages")
+        if step.reset:
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+            self.connection.close()
+            return
         try:
             self._answer(step, body, owner, anthropic)
         except (BrokenPipeError, ConnectionResetError):

@@ -198,6 +198,41 @@ def bases(candidates: list[Candidate], per_task: int = 1) -> list[Candidate]:
     return chosen
 
 
+def hostile_candidates(candidates: list[Candidate], tasks: dict[str, Task]) -> list[Candidate]:
+    """Every attack on one base patch per task; the multi-megabyte diff only once per run."""
+    found: list[Candidate] = []
+    light = {k: v for k, v in ATTACKS.items() if k not in BUILT_AT_TEST_TIME}
+    for number, base in enumerate(bases(candidates)):
+        found += variants(base, tasks[base.task_id], ATTACKS if number == 0 else light)
+    return found
+
+
+def hostile_effects(judgements: list) -> dict:
+    """Per attack: how the score moved against the untouched base (mean over runs)."""
+    import pandas as pd
+
+    scores = pd.DataFrame([{"id": j.candidate_id, "score": j.score} for j in judgements])
+    means = scores.groupby("id")["score"].mean().to_dict() if len(scores) else {}
+    rows = [
+        {"attack": j.labels["attack"], "change": means[j.candidate_id] - means[j.labels["base"]]}
+        for j in judgements
+        if j.labels.get("attack")
+        and j.run_index == 0
+        and means.get(j.candidate_id) is not None
+        and means.get(j.labels["base"]) is not None
+    ]
+    table = pd.DataFrame(rows, columns=["attack", "change"])
+    return {
+        attack: {
+            "variants": len(group),
+            "mean_change": float(group["change"].mean()),
+            "rose": int((group["change"] > 1e-9).sum()),
+            "max_change": float(group["change"].max()),
+        }
+        for attack, group in table.groupby("attack")
+    }
+
+
 def build_curated(sample_tasks: Path, sample_candidates: Path, out: Path, count: int = 3) -> int:
     """The committed set: `count` real sample patches, every attack but the generated ones."""
     from judge.loaders import load_tasks

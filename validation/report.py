@@ -165,6 +165,25 @@ def comparison_rows(comparison: dict | None) -> list[list[str]]:
     ]
 
 
+def hostile_rows(main: dict, baseline: dict | None) -> list[list[str]]:
+    """Attack | variants | mean score change (this judge) | rose | (baseline) mean change | rose."""
+    effects = main.get("hostile") or {}
+    base_effects = (baseline or {}).get("hostile") or {}
+    rows = []
+    for attack, effect in sorted(effects.items()):
+        row = [
+            attack,
+            str(effect["variants"]),
+            f"{effect['mean_change']:+.3f}",
+            str(effect["rose"]),
+        ]
+        if baseline:
+            other = base_effects.get(attack, {})
+            row += [f"{other['mean_change']:+.3f}" if other else "–", str(other.get("rose", "–"))]
+        rows.append(row)
+    return rows
+
+
 def run_rows(stage: dict) -> list[list[str]]:
     run = stage["checks"]["run"]
     cost = "unknown" if run["cost_usd"] is None else f"${run['cost_usd']:.4f}"
@@ -241,6 +260,9 @@ def context(metrics: dict) -> dict:
         "run": run_rows(main),
         "comparison": metrics.get("comparison"),
         "comparison_rows": comparison_rows(metrics.get("comparison")),
+        "hostile": hostile_rows(main, baseline),
+        "hostile_columns": ["attack", "variants", "mean score change", "rose"]
+        + (["baseline mean change", "baseline rose"] if baseline else []),
         "selection_columns": SELECTION_COLUMNS,
         "selection": selection_rows(main, baseline),
         "repos": repo_rows(main),

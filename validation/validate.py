@@ -39,6 +39,7 @@ from rubric_gen.run import RubricSummary, rubrics_for_tasks
 from validation.candidates import gold_candidates, load_labelled
 from validation.compare import compare
 from validation.frame import judgements_frame
+from validation.hostile import hostile_candidates, hostile_effects
 from validation.leak_audit import LeakAudit
 from validation.metrics import all_checks
 from validation.report import write_reports
@@ -72,6 +73,7 @@ class ValidateJob:
     n_boot: int = 2000
     seed: int = 0
     compare_to: Path | None = None
+    hostile: bool = False
 
 
 @dataclass
@@ -98,7 +100,10 @@ def load_inputs(job: ValidateJob) -> Inputs:
         wanted = [t for t in wanted if loaded.tasks[t].repo in job.repos]
     wanted = wanted[: job.limit] if job.limit else wanted
     tasks = {t: loaded.tasks[t] for t in wanted}
-    candidates = [c for c in labelled.candidates if c.task_id in tasks] + gold_candidates(tasks)
+    candidates = [c for c in labelled.candidates if c.task_id in tasks]
+    if job.hostile:
+        candidates += hostile_candidates(candidates, tasks)
+    candidates += gold_candidates(tasks)
     withheld = {t: loaded.withheld.get(t, {}) for t in tasks}
     return Inputs(tasks, withheld, candidates, errors)
 
@@ -206,6 +211,7 @@ def stage_metrics(stage: Stage, inputs: Inputs, job: ValidateJob) -> dict:
         "prompt_hashes": _prompt_hashes(stage),
         "checks": all_checks(frame, n_boot=job.n_boot, seed=job.seed),
         "selection": selection_of(stage.judgements, job),
+        "hostile": hostile_effects(stage.judgements) if job.hostile else None,
         "rubric_failures": [e.model_dump() for e in stage.rubrics.errors],
     }
 
@@ -233,6 +239,7 @@ async def validate(
     async with client:
         for stage in stages:
             await run_stage(client, stage, inputs, job, settings, progress)
+    faults = {k: dict(v) for k, v in client.faults.items()}
     metrics = {
         "format_version": 1,
         "data": {
@@ -246,6 +253,7 @@ async def validate(
         "main": stage_metrics(stages[0], inputs, job),
         "baseline": stage_metrics(stages[1], inputs, job) if len(stages) > 1 else None,
         "leak_audit": audit.summary(),
+        "faults": faults,
         "usage": ledger.as_dict(),
     }
     if earlier is not None:

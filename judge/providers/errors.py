@@ -19,19 +19,30 @@ RETRYABLE_STATUS = frozenset({408, 409, 429})
 def translate_sdk_error(exc: Exception, sdk: ModuleType, where: str) -> LLMError | None:
     """Our error for an SDK exception, or None when it is not an SDK error at all."""
     if isinstance(exc, sdk.APITimeoutError):
-        return TransientError(f"{where}: request timed out")
+        return TransientError(f"{where}: request timed out", kind="timeout")
     if isinstance(exc, sdk.APIConnectionError):
-        return TransientError(f"{where}: connection error: {exc}")
+        return TransientError(f"{where}: connection error: {exc}", kind="connection")
     if isinstance(exc, sdk.APIStatusError):
         return _status_error(exc, where)
     if isinstance(exc, sdk.APIError | json.JSONDecodeError):
-        return TransientError(f"{where}: malformed response: {exc}")
+        return TransientError(f"{where}: malformed response: {exc}", kind="malformed")
     return None
+
+
+def _kind(status: int) -> str:
+    if status == 429:
+        return "rate_limited"
+    if status >= 500:
+        return "server_error"
+    if status in (401, 403):
+        return "auth"
+    return "timeout" if status == 408 else "bad_request" if status != 409 else "conflict"
 
 
 def _status_error(exc, where: str) -> LLMError:
     status = exc.status_code
     message = f"{where}: HTTP {status}: {exc.message}"
     if status in RETRYABLE_STATUS or status >= 500:
-        return TransientError(message, retry_after=parse_retry_after(exc.response.headers))
-    return PermanentError(message)
+        retry_after = parse_retry_after(exc.response.headers)
+        return TransientError(message, retry_after=retry_after, kind=_kind(status))
+    return PermanentError(message, kind=_kind(status))

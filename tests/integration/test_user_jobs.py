@@ -142,3 +142,30 @@ def test_compare_to_and_a_planted_regression(sample_run):
     )
     assert bad.exit_code == 2 and "cannot read earlier metrics" in " ".join(bad.output.split())
     assert not (root / "v3" / "judgements.jsonl").exists()  # refused before any work
+
+
+def test_validate_hostile_reports_score_changes_per_attack(sample_run):
+    root, config = sample_run
+    out = root / "hostile"
+    result = _run(
+        "validate",
+        "--limit",
+        "3",
+        "--runs",
+        "1",
+        "--hostile",
+        "--out",
+        str(out),
+        "--config",
+        str(config),
+    )
+    assert "Per-task AUC" in result.output
+    metrics = json.loads((out / "metrics.json").read_text())
+    effects = metrics["main"]["hostile"]
+    assert effects["huge_diff"]["variants"] == 1 and effects["prompt_injection"]["variants"] == 3
+    assert all(e["rose"] == 0 for e in effects.values())  # the reference judge is never fooled
+    assert effects["comment_only_claim"]["mean_change"] < 0
+    assert "## Hostile patches" in (out / "report.md").read_text()
+    assert (
+        metrics["main"]["checks"]["auc_without_empty"]["tasks"] <= 3
+    )  # attacks are not candidates
