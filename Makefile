@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test lint bench clean
+.PHONY: setup run test lint bench clean browser
 
 setup: $(STAMP)
 
@@ -21,9 +21,15 @@ REPORT ?= reports/sample
 run: setup  ## the main job: validate the judge on the shipped SWE-bench sample (offline by default)
 	$(BIN)/rubric-judge validate --judge $(JUDGE) --generator $(GENERATOR) --out $(REPORT)
 
-test: setup  ## lint, then the whole test suite (offline)
+test: setup browser  ## lint, then the whole test suite (offline)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
+
+browser:  ## headless Chromium for the report-safety test (Debian's package; installed when root)
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	  else echo "chromium not installed and not root: the browser test will be skipped"; fi; }
 
 bench: setup  ## speed and quality targets (see benchmarks/); SHARED points at the full data
 	$(BIN)/python benchmarks/reference_judge.py --shared $(SHARED)

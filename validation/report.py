@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from judge.jsonl import read_jsonl
 from judge.judgement import Judgement
@@ -237,10 +237,16 @@ def figures(folder: Path, metrics: dict) -> dict[str, bytes]:
     return {name: plots.to_png(fig) for name, fig in drawn.items() if fig is not None}
 
 
+def _is_html(name: str | None) -> bool:
+    """Escape every `*.html.j2` template (jinja2's `select_autoescape` looks only at the last
+    extension, `.j2`, and would escape nothing)."""
+    return name is not None and ".html" in name
+
+
 def _environment() -> Environment:
     return Environment(
         loader=FileSystemLoader(TEMPLATES),
-        autoescape=select_autoescape(["html"]),
+        autoescape=_is_html,
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
