@@ -37,7 +37,7 @@ def fault_plan(number: int, body: dict) -> Step | None:
         7: Step(status=503),
         11: Step(status=429, headers={"Retry-After": "0.01"}),
         13: Step(reset=True),
-        17: Step(delay_s=1.0),
+        17: Step(delay_s=3.0),
         19: Step(raw_body=TRUNCATED),
         23: Step(raw_body=NOT_JSON),
     }
