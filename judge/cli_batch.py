@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated
 
@@ -18,9 +17,8 @@ from judge.cli_common import (
     _settings,
     app,
     console,
+    run_job,
 )
-from judge.records import RecordError
-from judge.types import ConfigError, LLMError
 
 batch_app = typer.Typer(help="Batch files and provider batches.", no_args_is_help=True)
 export_app = typer.Typer(
@@ -47,10 +45,7 @@ def export_rubrics(
 
     settings = _settings(config, None, sets)
     job = RubricJob(tasks=tasks, generator=generator, out=out, split=split)
-    try:
-        summary = asyncio.run(generate_rubrics(job, settings, export=file))
-    except (ConfigError, RecordError, LLMError) as exc:
-        raise _fail(str(exc)) from exc
+    summary = run_job(None, lambda _: generate_rubrics(job, settings, export=file))
     console.print(f"{summary.exported} requests → {file}", highlight=False)
 
 
@@ -80,10 +75,7 @@ def export_score(
         runs=runs,
         split=split,
     )
-    try:
-        summary = asyncio.run(score(job, settings, export=file))
-    except (ConfigError, RecordError, LLMError) as exc:
-        raise _fail(str(exc)) from exc
+    summary = run_job(None, lambda _: score(job, settings, export=file))
     console.print(
         f"{summary.exported} requests → {file} ({summary.judged} judged from the cache)",
         highlight=False,

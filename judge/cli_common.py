@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 
 from judge.config import AppSettings, load_app_settings
-from judge.records import ErrorRecord
-from judge.types import ConfigError
+from judge.progress import progress_bar
+from judge.records import ErrorRecord, RecordError
+from judge.types import ConfigError, LLMError
+
+T = TypeVar("T")
 
 app = typer.Typer(help="Score code patches without running them.", no_args_is_help=True)
 llm_app = typer.Typer(help="Check the LLM layer: providers, keys, prices.", no_args_is_help=True)
@@ -83,3 +88,15 @@ def _print_errors(errors: list[ErrorRecord], limit: int = 20) -> None:
         console.print(f"[yellow]skipped[/yellow] {error.record}: {error.reason}", highlight=False)
     if len(errors) > limit:
         console.print(f"… and {len(errors) - limit} more", highlight=False)
+
+
+def run_job(label: str | None, start: Callable[[Callable | None], Coroutine[Any, Any, T]]) -> T:
+    """Run one job's coroutine (with a progress bar when `label` is given); a configuration,
+    input or provider error becomes exit code 2 with its message, never a traceback."""
+    try:
+        if label is None:
+            return asyncio.run(start(None))
+        with progress_bar(console, label) as update:
+            return asyncio.run(start(update))
+    except (ConfigError, RecordError, LLMError) as exc:
+        raise _fail(str(exc)) from exc

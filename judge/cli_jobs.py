@@ -5,7 +5,6 @@ These commands reach into `validation`; only the command line may (see `judge/cl
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated
 
@@ -25,10 +24,9 @@ from judge.cli_common import (
     _settings,
     app,
     console,
+    run_job,
 )
-from judge.progress import progress_bar
-from judge.records import RecordError
-from judge.types import ConfigError, LLMError
+from judge.types import ConfigError
 
 
 @app.command("validate", rich_help_panel="Measure and use the scores")
@@ -175,12 +173,10 @@ def validate_command(
         compare_to=compare_to,
         hostile=hostile,
     )
-    try:
-        with progress_bar(console, "validating") as update:
-            options = _batch_options(settings, out / "batches.json", batch)
-            metrics = asyncio.run(validate(job, settings, not no_cache, update, options))
-    except (ConfigError, RecordError, LLMError) as exc:
-        raise _fail(str(exc)) from exc
+    options = _batch_options(settings, out / "batches.json", batch)
+    metrics = run_job(
+        "validating", lambda update: validate(job, settings, not no_cache, update, options)
+    )
     table = Table(*_check_columns(metrics), title=f"Validation of {judge} (rubrics: {generator})")
     for row in check_rows(metrics["main"], metrics["baseline"]):
         table.add_row(*(Text(cell) for cell in row))
@@ -253,13 +249,12 @@ def select_command(
     from validation.run_inputs import pairwise_inputs, selectable
 
     settings = _settings(config, None, sets)
-    try:
+
+    def start(_):
         inputs = pairwise_inputs(run_dir, pairwise, top_k) if pairwise else None
-        summary = asyncio.run(
-            select(run_dir, out, settings, epsilon, inputs, selectable(run_dir), not no_cache)
-        )
-    except (ConfigError, RecordError, LLMError) as exc:
-        raise _fail(str(exc)) from exc
+        return select(run_dir, out, settings, epsilon, inputs, selectable(run_dir), not no_cache)
+
+    summary = run_job(None, start)
     resolved = [
         p.labels.get("resolved")
         for p in summary.picks

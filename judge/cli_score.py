@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated
 
@@ -21,10 +20,9 @@ from judge.cli_common import (
     _settings,
     app,
     console,
+    run_job,
 )
-from judge.progress import ledger_line, progress_bar
-from judge.records import RecordError
-from judge.types import ConfigError, LLMError
+from judge.progress import ledger_line
 
 
 @app.command("rubrics", rich_help_panel="Score patches")
@@ -67,12 +65,10 @@ def rubrics_command(
     job = RubricJob(
         tasks=tasks, generator=generator, out=out, repos_dir=repos_dir, force=force, split=split
     )
-    try:
-        with progress_bar(console, "rubrics") as update:
-            options = _batch_options(settings, out.with_name(out.name + ".batches.json"), batch)
-            summary = asyncio.run(generate_rubrics(job, settings, not no_cache, update, options))
-    except (ConfigError, RecordError, LLMError) as exc:
-        raise _fail(str(exc)) from exc
+    options = _batch_options(settings, out.with_name(out.name + ".batches.json"), batch)
+    summary = run_job(
+        "rubrics", lambda update: generate_rubrics(job, settings, not no_cache, update, options)
+    )
     _print_errors(summary.errors)
     for note in summary.notes[:20]:
         console.print(f"note: {note}", highlight=False)
@@ -128,12 +124,8 @@ def score_command(
         runs=runs,
         split=split,
     )
-    try:
-        with progress_bar(console, "judging") as update:
-            options = _batch_options(settings, out / "batches.json", batch)
-            summary = asyncio.run(score(job, settings, not no_cache, update, options))
-    except (ConfigError, RecordError, LLMError) as exc:
-        raise _fail(str(exc)) from exc
+    options = _batch_options(settings, out / "batches.json", batch)
+    summary = run_job("judging", lambda update: score(job, settings, not no_cache, update, options))
     _print_errors(summary.errors)
     console.print(
         f"judged {summary.judged} now, {summary.skipped_done} already done, "

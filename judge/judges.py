@@ -13,7 +13,7 @@ from judge.blind_judge import (
 )
 from judge.blinding import strip_git_metadata
 from judge.config import JudgeSettings
-from judge.diff import parse_diff
+from judge.diff import ParsedDiff, parse_diff
 from judge.judgement import Judgement
 from judge.llm import LLMClient, ModelClient
 from judge.records import Candidate, Task
@@ -41,23 +41,7 @@ class ReferenceJudge:
         if not candidate.patch.strip():
             return empty_judgement(candidate, rubric, self.spec, run, prompt_hash=STATIC_VERSION)
         diff = parse_diff(strip_git_metadata(candidate.patch))
-        results = [static_result(c, diff) for c in rubric.criteria]
-        score, coverage = score_and_coverage(results)
-        return Judgement(
-            task_id=candidate.task_id,
-            candidate_id=candidate.candidate_id,
-            run_index=run,
-            labels=candidate.labels,
-            rubric_hash=rubric.rubric_hash,
-            judge_model=self.spec,
-            prompt_hash=STATIC_VERSION,
-            status="scored",
-            score=score,
-            coverage=coverage,
-            criteria=results,
-            order=[c.id for c in rubric.criteria],
-            flags=[] if coverage else ["no_checkable_criteria"],
-        )
+        return static_judgement(candidate, rubric, diff, self.spec, run)
 
 
 class LLMJudge:
@@ -79,7 +63,7 @@ class LLMJudge:
         )
         shown = build_judge_prompt(task, candidate, asked, self.settings, run)
         if not asked.criteria:
-            return _static_only(candidate, rubric, shown.shown_diff, self.spec, run)
+            return static_judgement(candidate, rubric, parse_diff(shown.shown_diff), self.spec, run)
         result = await self.model.complete(
             shown.messages, reply_model(shown.order), sample_index=run
         )
@@ -110,10 +94,11 @@ def _merge_static(judgement: Judgement, rubric: Rubric, static, shown_diff: str)
     )
 
 
-def _static_only(
-    candidate: Candidate, rubric: Rubric, shown_diff: str, spec: str, run: int
+def static_judgement(
+    candidate: Candidate, rubric: Rubric, diff: ParsedDiff, spec: str, run: int
 ) -> Judgement:
-    results = _static_results(rubric.criteria, shown_diff)
+    """Every checked criterion answered from the diff; the others left unanswered."""
+    results = [static_result(c, diff) for c in rubric.criteria]
     score, coverage = score_and_coverage(results)
     return Judgement(
         task_id=candidate.task_id,
@@ -128,6 +113,7 @@ def _static_only(
         coverage=coverage,
         criteria=results,
         order=[c.id for c in rubric.criteria],
+        flags=[] if coverage else ["no_checkable_criteria"],
     )
 
 
