@@ -77,17 +77,21 @@ class ImportSummary:
 def schema_problem(text: str, body: dict | None) -> str | None:
     """Why a reply cannot satisfy the exported schema (not JSON, or a required key missing);
     None when it looks right or there is no schema to check against."""
-    schema = (((body or {}).get("response_format") or {}).get("json_schema") or {}).get("schema")
+    schema = _schema_of(body)
     if not schema:
         return None
     try:
         reply = json.loads(text)
     except json.JSONDecodeError as exc:
         return f"not JSON: {exc.msg}"
-    missing = [
-        k for k in schema.get("required", []) if not isinstance(reply, dict) or k not in reply
-    ]
+    present = reply if isinstance(reply, dict) else {}
+    missing = [k for k in schema.get("required", []) if k not in present]
     return f"missing {', '.join(missing)}" if missing else None
+
+
+def _schema_of(body: dict | None) -> dict | None:
+    response_format = (body or {}).get("response_format") or {}
+    return (response_format.get("json_schema") or {}).get("schema")
 
 
 class CacheImporter:

@@ -90,13 +90,21 @@ class BatchSession:
             await backend.aclose()
 
 
+def _not_yet_submitted(
+    pending: list[PendingRequest], state: BatchStateFile
+) -> list[PendingRequest]:
+    """Leave out what an unfinished batch holds, and what a batch already failed (the live run
+    retries those)."""
+    waiting = {cid for b in state.batches if not b.imported for cid in b.specs}
+    failed = {f["custom_id"] for b in state.batches for f in b.failed}
+    return [p for p in pending if p.custom_id not in waiting | failed]
+
+
 async def submit(
     pending: list[PendingRequest], state: BatchStateFile, path: Path, session: BatchSession
 ) -> int:
     """Submit what no unfinished batch already holds; save each batch id at once."""
-    waiting = {cid for b in state.batches if not b.imported for cid in b.specs}
-    failed_before = {f["custom_id"] for b in state.batches for f in b.failed}
-    fresh = [p for p in pending if p.custom_id not in waiting | failed_before]
+    fresh = _not_yet_submitted(pending, state)
     submitted = 0
     for provider in sorted({p.provider for p in fresh}):
         backend = session.backend(provider)

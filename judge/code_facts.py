@@ -182,6 +182,16 @@ def _counts(lines: list[str]) -> Counter[str]:
     return Counter(t for line in lines for t in tokens_of(line))
 
 
+def _grown(lines: list[str], more: Counter[str], than: Counter[str], context: set[str]) -> dict:
+    """token → first line showing it, for tokens counted more often in `more` than in `than`."""
+    found: dict[str, str] = {}
+    for line in lines:
+        for token in tokens_of(line):
+            if more[token] > than[token] and token not in context:
+                found.setdefault(token, line)
+    return found
+
+
 def token_changes(file: FileDiff) -> list[TokenChange]:
     """Tokens whose count goes up (added) or down (removed) across the file's hunks, each with
     a line that shows it; tokens already present in the hunks' context are not distinctive."""
@@ -191,34 +201,26 @@ def token_changes(file: FileDiff) -> list[TokenChange]:
         t for h in file.hunks for line in h.lines if line[:1] == " " for t in tokens_of(line)
     }
     plus, minus = _counts(added), _counts(removed)
-    changes = []
-    for token in plus:
-        if plus[token] > minus[token] and token not in context:
-            line = next(x for x in added if token in tokens_of(x))
-            changes.append(TokenChange(token, file.path, "adds", line))
-    for token in minus:
-        if minus[token] > plus[token] and token not in context:
-            line = next(x for x in removed if token in tokens_of(x))
-            changes.append(TokenChange(token, file.path, "removes", line))
-    return changes
+    adds = _grown(added, plus, minus, context)
+    removes = _grown(removed, minus, plus, context)
+    return [TokenChange(t, file.path, "adds", line) for t, line in adds.items()] + [
+        TokenChange(t, file.path, "removes", line) for t, line in removes.items()
+    ]
+
+
+def _occurrences(lines: list[str], token: str, marker: str) -> tuple[int, str | None]:
+    hits = [line for line in lines if token in tokens_of(line)]
+    return len(hits), (marker + hits[0] if hits else None)
 
 
 def token_delta(
     diff: ParsedDiff, token: str, path: str | None = None
 ) -> tuple[int, int, str | None, str | None]:
-    """How often a token appears on added and on removed code lines (of one file when `path`
-    is given, else of the whole diff), with one example line of each."""
-    plus = minus = 0
-    plus_line = minus_line = None
+    """How often a token appears on live added and on removed code lines (of one file when
+    `path` is given, else of the whole diff), with one example line of each."""
     files = [f for f in code_files(diff) if path is None or path in (f.old_path, f.new_path)]
-    for file in files:
-        for hunk in file.hunks:
-            for line in live_added(hunk):
-                if token in tokens_of(line):
-                    plus += 1
-                    plus_line = plus_line or "+" + line
-            for line in hunk.removed:
-                if token in tokens_of(line):
-                    minus += 1
-                    minus_line = minus_line or "-" + line
+    added = [line for f in files for h in f.hunks for line in live_added(h)]
+    removed = [line for f in files for h in f.hunks for line in h.removed]
+    plus, plus_line = _occurrences(added, token, "+")
+    minus, minus_line = _occurrences(removed, token, "-")
     return plus, minus, plus_line, minus_line

@@ -27,12 +27,18 @@ def normalised_diff(diff: str) -> str:
     return _collapse(" ".join(_body(line) for line in diff.splitlines()))
 
 
+def _quoted_body(line: str) -> str:
+    """A quoted line without its diff marker, unless the marker is all there is (`-`)."""
+    body = _body(line)
+    return body if body.strip() else line
+
+
 def quote_in_diff(quote: str, searchable_diff: str) -> bool:
     """True when every non-trivial fragment of the quote occurs in the normalised diff."""
     parts = [
         _collapse(part)
         for line in quote.strip().splitlines()
-        for part in _ELISION.split(_body(line.strip()))
+        for part in _ELISION.split(_quoted_body(line.strip()))
     ]
     fragments = [f for f in parts if f]
     return bool(fragments) and all(f in searchable_diff for f in fragments)

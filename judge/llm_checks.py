@@ -22,10 +22,21 @@ def provider_status(settings: LLMSettings) -> list[tuple[str, str, str, str]]:
     rows = []
     for name, provider in sorted(settings.providers.items()):
         env = provider.api_key_env or DEFAULT_KEY_ENV.get(name, "")
-        has_key = bool(env and os.environ.get(env))
-        state = "set" if has_key else ("not needed" if not provider.require_api_key else "missing")
-        rows.append((name, provider.base_url or "(provider default)", env or "-", state))
+        rows.append(
+            (
+                name,
+                provider.base_url or "(provider default)",
+                env or "-",
+                _key_state(env, provider.require_api_key),
+            )
+        )
     return rows
+
+
+def _key_state(env: str, required: bool) -> str:
+    if env and os.environ.get(env):
+        return "set"
+    return "missing" if required else "not needed"
 
 
 async def ping(settings: LLMSettings, spec: str, use_cache: bool = True) -> LLMResult:

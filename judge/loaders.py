@@ -70,15 +70,20 @@ def _dataset_rows(name: str, split: str) -> Iterator[Row]:
     yield from _table_rows(f"{name}:{split}", loaded)
 
 
+FILE_READERS = {
+    ".jsonl": _jsonl_rows,
+    ".jsonl.gz": _jsonl_rows,
+    ".json": _json_rows,
+    ".parquet": _parquet_rows,
+}
+
+
 def read_rows(location: str | Path, split: str = "test") -> Iterator[Row]:
+    """Rows of a file (by its ending), a saved dataset folder, or a hub id (`owner/name`)."""
     path = Path(location)
-    suffixes = "".join(path.suffixes[-2:])
-    if path.is_file() and (path.suffix == ".jsonl" or suffixes == ".jsonl.gz"):
-        return _jsonl_rows(path)
-    if path.is_file() and path.suffix == ".json":
-        return _json_rows(path)
-    if path.is_file() and path.suffix == ".parquet":
-        return _parquet_rows(path)
+    ending = ".jsonl.gz" if path.name.endswith(".jsonl.gz") else path.suffix
+    if path.is_file() and ending in FILE_READERS:
+        return FILE_READERS[ending](path)
     if path.is_dir() or (not path.exists() and str(location).count("/") == 1):
         return _dataset_rows(str(location), split)
     raise RecordError(str(location), "not a .jsonl, .jsonl.gz, .json or .parquet file")

@@ -66,20 +66,21 @@ def standings(judgements: Iterable[Judgement]) -> dict[str, list[Standing]]:
         runs[(judgement.task_id, judgement.candidate_id)].append(judgement)
     by_task: dict[str, list[Standing]] = defaultdict(list)
     for (task_id, candidate_id), group in sorted(runs.items()):
-        scores = [j.score for j in group if j.score is not None]
-        by_task[task_id].append(
-            Standing(
-                task_id=task_id,
-                candidate_id=candidate_id,
-                score=_mean(scores),
-                coverage=_mean([j.coverage for j in group]) or 0.0,
-                unverified=_mean([float(j.unverified) for j in group]) or 0.0,
-                patch_size=group[0].patch_size,
-                empty=any(j.status == "empty" for j in group),
-                labels=group[0].labels,
-            )
-        )
+        by_task[task_id].append(_standing(task_id, candidate_id, group))
     return dict(by_task)
+
+
+def _standing(task_id: str, candidate_id: str, group: list[Judgement]) -> Standing:
+    return Standing(
+        task_id=task_id,
+        candidate_id=candidate_id,
+        score=_mean([j.score for j in group if j.score is not None]),
+        coverage=_mean([j.coverage for j in group]) or 0.0,
+        unverified=_mean([float(j.unverified) for j in group]) or 0.0,
+        patch_size=group[0].patch_size,
+        empty=any(j.status == "empty" for j in group),
+        labels=group[0].labels,
+    )
 
 
 def deciding_rule(first: Standing, second: Standing) -> str:
@@ -103,28 +104,31 @@ def ranking(pool: list[Standing], epsilon: float) -> tuple[list[Standing], list[
     return leaders, rest
 
 
+def _decision(leaders: list[Standing], runner_up: Standing | None) -> str:
+    if runner_up is None:
+        return "only_candidate"
+    return "score" if len(leaders) == 1 else deciding_rule(leaders[0], leaders[1])
+
+
+def _margin(winner: Standing, runner_up: Standing | None) -> float | None:
+    if runner_up is None or winner.score is None or runner_up.score is None:
+        return None
+    return winner.score - runner_up.score
+
+
 def pick(candidates: list[Standing], epsilon: float = 0.0) -> Pick:
     non_empty = [s for s in candidates if not s.empty]
     leaders, rest = ranking(non_empty or candidates, epsilon)
     order = leaders + rest
     winner = order[0]
     runner_up = order[1] if len(order) > 1 else None
-    if runner_up is None:
-        decided = "only_candidate"
-    elif len(leaders) == 1:
-        decided = "score"
-    else:
-        decided = deciding_rule(leaders[0], leaders[1])
-    margin = None
-    if runner_up is not None and winner.score is not None and runner_up.score is not None:
-        margin = winner.score - runner_up.score
     return Pick(
         task_id=winner.task_id,
         candidate_id=winner.candidate_id,
         score=winner.score,
         runner_up=runner_up.candidate_id if runner_up else None,
-        margin=margin,
-        decided_by=decided,
+        margin=_margin(winner, runner_up),
+        decided_by=_decision(leaders, runner_up),
         candidates=len(candidates),
         tied_with=[s.candidate_id for s in leaders[1:]],
         labels=winner.labels,

@@ -6,6 +6,7 @@ its one chance to fix the rubric, so every finding names the criterion and says 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from typing import Protocol
@@ -86,13 +87,17 @@ def _words(text: str) -> set[str]:
     return set(WORD.findall(text.lower()))
 
 
+def _similar(a_text: str, b_text: str) -> bool:
+    a, b = _words(a_text), _words(b_text)
+    return bool(a and b) and len(a & b) / len(a | b) >= DUPLICATE_JACCARD
+
+
 def duplicate_findings(criteria: Criteria) -> list[str]:
-    findings = []
-    for i, first in enumerate(criteria):
-        for second in criteria[i + 1 :]:
-            a, b = _words(first.question), _words(second.question)
-            if a and b and len(a & b) / len(a | b) >= DUPLICATE_JACCARD:
-                findings.append(f"{second.id} repeats {first.id}: merge them or ask something else")
+    findings = [
+        f"{second.id} repeats {first.id}: merge them or ask something else"
+        for first, second in itertools.combinations(criteria, 2)
+        if _similar(first.question, second.question)
+    ]
     duplicate_ids = {c.id for c in criteria if [x.id for x in criteria].count(c.id) > 1}
     findings += [f"criterion id {cid} is used more than once" for cid in sorted(duplicate_ids)]
     return findings

@@ -74,35 +74,58 @@ def _rank_tokens(changes: list[TokenChange], limit: int) -> list[TokenChange]:
     return unique[:limit]
 
 
-def _criteria(files: list[FileDiff], settings: ReferenceSettings, sources: dict[str, str]):
-    for file in files:
-        yield (
-            f"Does the patch modify `{file.path}`?",
+Row = tuple[str, int, str, Check, list[str]]
+
+
+def _file_rows(files: list[FileDiff], settings: ReferenceSettings) -> list[Row]:
+    return [
+        (
+            f"Does the patch modify `{f.path}`?",
             settings.file_weight,
             "localization",
-            Check(kind="touches_file", path=file.path),
-            [file.path],
+            Check(kind="touches_file", path=f.path),
+            [f.path],
         )
+        for f in files
+    ]
+
+
+def _symbol_rows(
+    files: list[FileDiff], settings: ReferenceSettings, sources: dict[str, str]
+) -> list[Row]:
     symbols = [(f, s) for f in files for s in _symbols(f, sources)][: settings.max_symbols]
-    for file, symbol in symbols:
-        yield (
-            f"Does the patch change `{symbol}` in `{file.path}`?",
+    return [
+        (
+            f"Does the patch change `{symbol}` in `{f.path}`?",
             settings.symbol_weight,
             "root_cause",
-            Check(kind="changes_symbol", path=file.path, symbol=symbol),
-            [file.path, symbol],
+            Check(kind="changes_symbol", path=f.path, symbol=symbol),
+            [f.path, symbol],
         )
+        for f, symbol in symbols
+    ]
+
+
+def _token_row(change: TokenChange, weight: int) -> Row:
+    adds = change.kind == "adds"
+    return (
+        f"Does the patch {'introduce' if adds else 'remove'} `{change.token}`?",
+        weight,
+        "behavior",
+        Check(kind="adds_token" if adds else "removes_token", token=change.token, path=change.path),
+        [change.path],
+    )
+
+
+def _criteria(
+    files: list[FileDiff], settings: ReferenceSettings, sources: dict[str, str]
+) -> list[Row]:
     tokens = _rank_tokens([c for f in files for c in token_changes(f)], settings.max_tokens)
-    for change in tokens:
-        verb = "introduce" if change.kind == "adds" else "remove"
-        kind = "adds_token" if change.kind == "adds" else "removes_token"
-        yield (
-            f"Does the patch {verb} `{change.token}`?",
-            settings.token_weight,
-            "behavior",
-            Check(kind=kind, token=change.token, path=change.path),
-            [change.path],
-        )
+    return [
+        *_file_rows(files, settings),
+        *_symbol_rows(files, settings, sources),
+        *(_token_row(change, settings.token_weight) for change in tokens),
+    ]
 
 
 def reference_rubric(

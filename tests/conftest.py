@@ -96,3 +96,12 @@ def fast_config(tmp_path) -> Path:
         "  retry: {max_attempts: 2, initial_wait_s: 0, max_wait_s: 0}\n"
     )
     return path
+
+
+# Property tests explore the same examples on every run: CI stays deterministic; explore more
+# locally with --hypothesis-profile=explore.
+from hypothesis import settings as hypothesis_settings  # noqa: E402
+
+hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, max_examples=300)
+hypothesis_settings.register_profile("explore", max_examples=5000, deadline=None)
+hypothesis_settings.load_profile("ci")

@@ -89,17 +89,23 @@ def _rules(job: ValidateJob) -> SystemRules:
     return SystemRules(rules=extra + load_system_rules(job.systems).rules)
 
 
+def _selected_tasks(
+    job: ValidateJob, tasks: dict[str, Task], attempted: set[str]
+) -> dict[str, Task]:
+    """Tasks with candidates, of the chosen repositories, the first `limit` by id."""
+    wanted = [
+        t for t in sorted(attempted & set(tasks)) if not job.repos or tasks[t].repo in job.repos
+    ]
+    return {t: tasks[t] for t in wanted[: job.limit or None]}
+
+
 def load_inputs(job: ValidateJob) -> Inputs:
     """Tasks that have labelled candidates (filtered by --repos, cut by --limit), their
     candidates, and each task's gold patch as one more candidate."""
     loaded = load_tasks(job.data or SAMPLE_TASKS, job.split)
     labelled = load_labelled(list(job.candidates) or [SAMPLE_CANDIDATES], _rules(job))
     errors = [ErrorRecord.from_record_error(e) for e in loaded.errors + labelled.errors]
-    wanted = sorted({c.task_id for c in labelled.candidates} & set(loaded.tasks))
-    if job.repos:
-        wanted = [t for t in wanted if loaded.tasks[t].repo in job.repos]
-    wanted = wanted[: job.limit] if job.limit else wanted
-    tasks = {t: loaded.tasks[t] for t in wanted}
+    tasks = _selected_tasks(job, loaded.tasks, {c.task_id for c in labelled.candidates})
     candidates = [c for c in labelled.candidates if c.task_id in tasks]
     if job.hostile:
         candidates += hostile_candidates(candidates, tasks)
@@ -216,17 +222,17 @@ def stage_metrics(stage: Stage, inputs: Inputs, job: ValidateJob) -> dict:
     }
 
 
-async def validate(
+async def _run_stages(
     job: ValidateJob,
     settings: AppSettings,
-    use_cache: bool = True,
-    progress: Progress | None = None,
-    batch: BatchOptions | None = None,
-) -> dict:
-    earlier = read_metrics(job.compare_to) if job.compare_to is not None else None
-    inputs = load_inputs(job)
-    audit = _audit(inputs)
-    ledger = Ledger()
+    inputs: Inputs,
+    audit: LeakAudit,
+    ledger: Ledger,
+    use_cache: bool,
+    progress: Progress | None,
+    batch: BatchOptions | None,
+) -> tuple[list[Stage], dict]:
+    """Batch rounds first when asked, then the live run of every stage."""
     if batch is not None:
 
         async def rounds(client: LLMClient) -> None:
@@ -239,17 +245,37 @@ async def validate(
     async with client:
         for stage in stages:
             await run_stage(client, stage, inputs, job, settings, progress)
-    faults = {k: dict(v) for k, v in client.faults.items()}
+    return stages, {k: dict(v) for k, v in client.faults.items()}
+
+
+def _data(job: ValidateJob, inputs: Inputs) -> dict:
+    return {
+        "tasks": job.data or str(SAMPLE_TASKS),
+        "candidates": list(job.candidates) or [str(SAMPLE_CANDIDATES)],
+        "n_tasks": len(inputs.tasks),
+        "n_candidates": len(inputs.candidates),
+        "limit": job.limit,
+        "repos": list(job.repos),
+    }
+
+
+async def validate(
+    job: ValidateJob,
+    settings: AppSettings,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+    batch: BatchOptions | None = None,
+) -> dict:
+    earlier = read_metrics(job.compare_to) if job.compare_to is not None else None
+    inputs = load_inputs(job)
+    audit = _audit(inputs)
+    ledger = Ledger()
+    stages, faults = await _run_stages(
+        job, settings, inputs, audit, ledger, use_cache, progress, batch
+    )
     metrics = {
         "format_version": 1,
-        "data": {
-            "tasks": job.data or str(SAMPLE_TASKS),
-            "candidates": list(job.candidates) or [str(SAMPLE_CANDIDATES)],
-            "n_tasks": len(inputs.tasks),
-            "n_candidates": len(inputs.candidates),
-            "limit": job.limit,
-            "repos": list(job.repos),
-        },
+        "data": _data(job, inputs),
         "main": stage_metrics(stages[0], inputs, job),
         "baseline": stage_metrics(stages[1], inputs, job) if len(stages) > 1 else None,
         "leak_audit": audit.summary(),

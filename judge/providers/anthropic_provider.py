@@ -90,20 +90,21 @@ def _structured(response_model: type[BaseModel], mode: str) -> dict:
     return {"output_config": {"format": {"type": "json_schema", "schema": schema}}}
 
 
+def _reply_text(blocks: list[dict]) -> str:
+    """The forced reply tool's input as JSON, else the text blocks joined."""
+    for block in blocks:
+        if block.get("type") == "tool_use" and block.get("name") == REPLY_TOOL:
+            return json.dumps(block.get("input"))
+    return "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+
+
 def completion_from_message(message: dict) -> Completion:
     """A Messages API JSON body (from a batch result) as a `Completion`."""
     usage = message.get("usage") or {}
     cached = usage.get("cache_read_input_tokens") or 0
     written = usage.get("cache_creation_input_tokens") or 0
-    text = ""
-    for block in message.get("content") or []:
-        if block.get("type") == "tool_use" and block.get("name") == REPLY_TOOL:
-            text = json.dumps(block.get("input"))
-            break
-        if block.get("type") == "text":
-            text += block.get("text", "")
     return Completion(
-        text=text,
+        text=_reply_text(message.get("content") or []),
         input_tokens=usage.get("input_tokens", 0) + cached + written,
         cached_input_tokens=cached,
         output_tokens=usage.get("output_tokens", 0),
