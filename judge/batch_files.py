@@ -100,7 +100,8 @@ class CacheImporter:
     def __init__(self, cache: ReplyCache, prices: PriceTable, ledger: Ledger) -> None:
         self.cache, self.prices, self.ledger = cache, prices, ledger
 
-    def store(self, custom_id: str, spec: str, completion: Completion) -> None:
+    def store(self, custom_id: str, spec: str, completion: Completion) -> float | None:
+        """Cache the reply; returns its cost at the batch price (None when unknown)."""
         self.cache.put(custom_id, spec, completion)
         cost = cost_usd(
             self.prices,
@@ -119,6 +120,7 @@ class CacheImporter:
                 cost_usd=cost,
             )
         )
+        return cost
 
 
 def _line_error(row: dict) -> str | None:

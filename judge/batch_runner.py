@@ -43,6 +43,8 @@ class BatchRecord(BaseModel):
     counts: dict = Field(default_factory=dict)
     imported: bool = False
     imported_ok: int = 0
+    cost_usd: float | None = 0.0
+    """What the imported replies cost at the batch price (None when a price is unknown)."""
     failed: list[dict] = Field(default_factory=list)
     submitted_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
     finished_at: str | None = None
@@ -69,6 +71,8 @@ class BatchOptions:
     state_path: Path
     poll_interval_s: float = 30.0
     max_rounds: int = 4
+    progress: Callable[[BatchStateFile], None] | None = None
+    """Told the state after every poll (the CLI prints a status line)."""
 
 
 @dataclass
@@ -120,12 +124,18 @@ async def submit(
     return submitted
 
 
+def _add_cost(total: float | None, cost: float | None) -> float | None:
+    return None if total is None or cost is None else total + cost
+
+
 async def _collect(record: BatchRecord, backend: BatchBackend, importer: CacheImporter) -> None:
     for custom_id, completion, error in await backend.results(record.id):
         if completion is None:
             record.failed.append({"custom_id": custom_id, "reason": error or "no result"})
         else:
-            importer.store(custom_id, record.specs.get(custom_id, record.provider), completion)
+            spec = record.specs.get(custom_id, record.provider)
+            cost = importer.store(custom_id, spec, completion)
+            record.cost_usd = _add_cost(record.cost_usd, cost)
             record.imported_ok += 1
     record.imported = True
     record.finished_at = datetime.now(UTC).isoformat()
@@ -159,10 +169,10 @@ async def run_batched(
     settings: LLMSettings,
     options: BatchOptions,
     ledger: Ledger,
-    progress: Callable[[BatchStateFile], None] | None = None,
     on_request: Callable | None = None,
 ) -> BatchStateFile:
     """Defer-submit-poll-import rounds until the stage asks for nothing new."""
+    progress = options.progress
     state = load_state(options.state_path)
     session = BatchSession(settings)
     cache = ReplyCache(settings.cache_path)

@@ -139,7 +139,9 @@ def status(
     )
     if not path.exists():
         raise _fail(f"no batch state at {path}")
-    table = Table("batch", "provider", "status", "requests", "counts", "imported", "failed")
+    table = Table(
+        "batch", "provider", "status", "requests", "counts", "imported", "failed", "cost (batch)"
+    )
     for record in load_state(path).batches:
         counts = ", ".join(f"{k} {v}" for k, v in record.counts.items() if v)
         table.add_row(
@@ -153,6 +155,7 @@ def status(
                     counts or "–",
                     record.imported_ok if record.imported else "no",
                     len(record.failed),
+                    "unknown" if record.cost_usd is None else f"${record.cost_usd:.4f}",
                 )
             )
         )

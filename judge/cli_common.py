@@ -80,7 +80,17 @@ def _batch_options(settings: AppSettings, state: Path, enabled: bool):
         return None
     from judge.batch_runner import BatchOptions
 
-    return BatchOptions(state, settings.batch.poll_interval_s, settings.batch.max_rounds)
+    return BatchOptions(
+        state, settings.batch.poll_interval_s, settings.batch.max_rounds, progress=_print_batches
+    )
+
+
+def _print_batches(state) -> None:
+    """One status line per poll of the running batches."""
+    waiting = [b for b in state.batches if not b.imported]
+    shown = ", ".join(f"{b.id}: {b.status} {b.counts}" for b in waiting[:3])
+    done = len(state.batches) - len(waiting)
+    console.print(f"batches: {len(waiting)} running, {done} imported · {shown}", highlight=False)
 
 
 def _print_errors(errors: list[ErrorRecord], limit: int = 20) -> None:

@@ -174,6 +174,7 @@ async def test_provider_batch_then_live_retry(spec, mini, tmp_path, batch_server
     assert summary.errors == []
     (record,) = load_state(tmp_path / "run" / "batches.json").batches
     assert record.imported and record.imported_ok == 5 and len(record.failed) == 1
+    assert record.cost_usd > 0
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["usage"]["total"]["calls"] >= 6
 
@@ -289,3 +290,22 @@ async def test_rubrics_through_a_batch_and_as_an_export(mini, tmp_path, batch_se
     assert fresh.exported == 3
     specs = json.loads((tmp_path / "req.jsonl.specs.json").read_text())
     assert set(specs.values()) == {"openai:gpt-4.1-mini"}
+
+
+def test_imported_replies_are_charged_at_the_batch_price(tmp_path):
+    from judge.batch_files import CacheImporter
+    from judge.cache import ReplyCache
+    from judge.pricing import Ledger, load_prices
+    from judge.types import Completion
+
+    ledger = Ledger()
+    cache = ReplyCache(tmp_path / "c.sqlite")
+    importer = CacheImporter(cache, load_prices(), ledger)
+    cost = importer.store(
+        "k" * 64, "openai:gpt-4.1-mini", Completion(text="{}", input_tokens=1000, output_tokens=500)
+    )
+    # gpt-4.1-mini: 0.40 input and 1.60 output per million, half price in a batch
+    assert cost == pytest.approx((1000 * 0.40 + 500 * 1.60) / 1e6 * 0.5)
+    assert ledger.total().cost_usd == pytest.approx(cost)
+    assert cache.get("k" * 64).text == "{}"
+    cache.close()
