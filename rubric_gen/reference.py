@@ -74,6 +74,20 @@ def _rank_tokens(changes: list[TokenChange], limit: int) -> list[TokenChange]:
     return unique[:limit]
 
 
+COMMON_IN_FILE = 5
+
+
+def _common(change: TokenChange, sources: dict[str, str]) -> bool:
+    """A token the file already uses often (known with --repos-dir) says little about the fix;
+    a removed token is judged by its own presence, so only additions are filtered."""
+    source = sources.get(change.path)
+    return (
+        change.kind == "adds"
+        and source is not None
+        and source.count(change.token) >= COMMON_IN_FILE
+    )
+
+
 Row = tuple[str, int, str, Check, list[str]]
 
 
@@ -120,7 +134,8 @@ def _token_row(change: TokenChange, weight: int) -> Row:
 def _criteria(
     files: list[FileDiff], settings: ReferenceSettings, sources: dict[str, str]
 ) -> list[Row]:
-    tokens = _rank_tokens([c for f in files for c in token_changes(f)], settings.max_tokens)
+    changes = [c for f in files for c in token_changes(f) if not _common(c, sources)]
+    tokens = _rank_tokens(changes, settings.max_tokens)
     return [
         *_file_rows(files, settings),
         *_symbol_rows(files, settings, sources),

@@ -201,3 +201,21 @@ async def test_empty_and_uncheckable():
     unchecked = await ReferenceJudge().judge(TASK, _candidate(GOLD), bare, 0)
     assert (unchecked.score, unchecked.coverage) == (None, 0.0)
     assert "no_checkable_criteria" in unchecked.flags
+
+
+def test_tokens_common_in_the_file_are_left_out_when_the_source_is_known():
+    patch = (
+        "--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,3 @@\n def f(x):\n"
+        "+    validate_port(x)\n+    normalise_host(x)\n     return x\n"
+    )
+    task = Task(task_id="t", description="d", reference_patch=patch)
+    plain = reference_rubric(task, SETTINGS)
+    assert {c.check.token for c in plain.criteria if c.check.kind == "adds_token"} == {
+        "validate_port",
+        "normalise_host",
+    }
+    source = "def f(x):\n    return x\n" + "normalise_host(1)\n" * 6
+    informed = reference_rubric(task, SETTINGS, sources={"m.py": source})
+    assert {c.check.token for c in informed.criteria if c.check.kind == "adds_token"} == {
+        "validate_port"
+    }
