@@ -100,9 +100,8 @@ def _result(rubric: Rubric, cid: str, answer: CriterionAnswer, searchable: str, 
 def answers_to_results(
     rubric: Rubric, reply: BaseModel, shown_diff: str, strict: bool
 ) -> list[CriterionResult]:
-    answers = {
-        cid: CriterionAnswer.model_validate(a) for cid, a in reply.model_dump(by_alias=True).items()
-    }
+    fields = type(reply).model_fields
+    answers = {field.alias: getattr(reply, name) for name, field in fields.items()}
     searchable = normalised_diff(shown_diff)
     return [_result(rubric, c.id, answers[c.id], searchable, strict) for c in rubric.criteria]
 
@@ -116,6 +115,18 @@ def _unanswered(rubric: Rubric, reason: str, answer: Literal["no"] | None) -> li
     ]
 
 
+def identity(candidate: Candidate, rubric: Rubric, judge_model: str, run_index: int) -> dict:
+    """The fields every judgement of this candidate, run and rubric shares."""
+    return {
+        "task_id": candidate.task_id,
+        "candidate_id": candidate.candidate_id,
+        "run_index": run_index,
+        "labels": candidate.labels,
+        "rubric_hash": rubric.rubric_hash,
+        "judge_model": judge_model,
+    }
+
+
 def empty_judgement(
     candidate: Candidate,
     rubric: Rubric,
@@ -125,12 +136,7 @@ def empty_judgement(
 ) -> Judgement:
     """An empty patch changes nothing: 0.0 with full coverage, and no LLM call."""
     return Judgement(
-        task_id=candidate.task_id,
-        candidate_id=candidate.candidate_id,
-        run_index=run_index,
-        labels=candidate.labels,
-        rubric_hash=rubric.rubric_hash,
-        judge_model=judge_model,
+        **identity(candidate, rubric, judge_model, run_index),
         prompt_hash=prompt_hash or load_prompt(PROMPT_NAME).hash,
         status="empty",
         score=0.0,
@@ -151,12 +157,7 @@ def judgement_from_result(
 ) -> Judgement:
     flags = ["truncated"] if shown.truncated else []
     common = {
-        "task_id": candidate.task_id,
-        "candidate_id": candidate.candidate_id,
-        "run_index": run_index,
-        "labels": candidate.labels,
-        "rubric_hash": rubric.rubric_hash,
-        "judge_model": judge_model,
+        **identity(candidate, rubric, judge_model, run_index),
         "prompt_hash": shown.prompt_hash,
         "order": list(shown.order),
         "usage": result.usage,

@@ -8,6 +8,7 @@ from typing import Protocol
 from judge.blind_judge import (
     build_judge_prompt,
     empty_judgement,
+    identity,
     judgement_from_result,
     reply_model,
 )
@@ -101,12 +102,7 @@ def static_judgement(
     results = [static_result(c, diff) for c in rubric.criteria]
     score, coverage = score_and_coverage(results)
     return Judgement(
-        task_id=candidate.task_id,
-        candidate_id=candidate.candidate_id,
-        run_index=run,
-        labels=candidate.labels,
-        rubric_hash=rubric.rubric_hash,
-        judge_model=spec,
+        **identity(candidate, rubric, spec, run),
         prompt_hash=STATIC_VERSION,
         status="scored",
         score=score,

@@ -16,7 +16,7 @@ from judge.loaders import load_candidates, load_tasks
 from judge.records import Candidate
 from rubric_gen.reference import reference_rubric
 from validation.hostile import ATTACKS, huge_diff, variants
-from validation.validate import SAMPLE_TASKS
+from validation.validate import SAMPLE_CANDIDATES, SAMPLE_TASKS
 
 HOSTILE = Path(__file__).parent / "data" / "hostile" / "hostile.jsonl"
 TASKS = load_tasks(SAMPLE_TASKS).tasks
@@ -26,15 +26,12 @@ BASES = {r["base"]: r for r in ROWS}
 FENCE = re.compile(r'<candidate_diff id="(\w+)">\n(.*)\n</candidate_diff id="\1">', re.DOTALL)
 
 
-def _base(candidate: Candidate) -> Candidate:
-    """The untouched patch: the variant minus what the attack added (re-derived from the
-    sample through the same attack code, so the pair is exact)."""
-    from validation.validate import SAMPLE_CANDIDATES
+SAMPLE = {c.candidate_id: c for c in load_candidates(SAMPLE_CANDIDATES).candidates}
 
-    for row in load_candidates(SAMPLE_CANDIDATES).candidates:
-        if row.candidate_id == candidate.labels["base"]:
-            return row
-    raise AssertionError(candidate.labels["base"])
+
+def _base(candidate: Candidate) -> Candidate:
+    """The untouched sample patch the variant was built from."""
+    return SAMPLE[candidate.labels["base"]]
 
 
 def _split(prompt: str) -> tuple[str, str, str]:

@@ -29,14 +29,11 @@ def translate_sdk_error(exc: Exception, sdk: ModuleType, where: str) -> LLMError
     return None
 
 
+KINDS = {401: "auth", 403: "auth", 408: "timeout", 409: "conflict", 429: "rate_limited"}
+
+
 def _kind(status: int) -> str:
-    if status == 429:
-        return "rate_limited"
-    if status >= 500:
-        return "server_error"
-    if status in (401, 403):
-        return "auth"
-    return "timeout" if status == 408 else "bad_request" if status != 409 else "conflict"
+    return "server_error" if status >= 500 else KINDS.get(status, "bad_request")
 
 
 def _status_error(exc, where: str) -> LLMError:

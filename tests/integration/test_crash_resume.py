@@ -25,7 +25,6 @@ from validation.validate import SAMPLE_CANDIDATES, SAMPLE_TASKS
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 LAUNCH = "from judge.cli import app; app()"
-SUBSET = Path(__file__).parent / "_crash_subset.jsonl"
 
 
 def _cli(args: list[str], cwd: Path) -> subprocess.Popen:
@@ -87,7 +86,7 @@ def setup(tmp_path_factory):
 
     with gzip.open(SAMPLE_CANDIDATES, "rt") as handle:
         rows = handle.read().splitlines()[:100]
-    SUBSET.write_text("\n".join(rows) + "\n")
+    (root / "subset.jsonl").write_text("\n".join(rows) + "\n")
 
     asyncio.run(
         generate_rubrics(RubricJob(str(SAMPLE_TASKS), "reference", rubrics), load_app_settings())
@@ -100,7 +99,7 @@ def _score_args(run: Path, cache: Path, server, rubrics: Path) -> list[str]:
     return [
         "score",
         str(SAMPLE_TASKS),
-        str(SUBSET),
+        str(rubrics.parent / "subset.jsonl"),  # written beside the rubrics by `setup`
         "--rubrics",
         str(rubrics),
         "--judge",
