@@ -25,9 +25,9 @@ import openai  # noqa: E402
 from openai.lib._parsing import type_to_response_format_param  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
 
-from judge.config import LLMSettings, ProviderSettings  # noqa: E402
-from judge.llm import LLMClient  # noqa: E402
-from judge.types import Message  # noqa: E402
+from judge.llm.client import LLMClient  # noqa: E402
+from judge.llm.settings import LLMSettings, ProviderSettings  # noqa: E402
+from judge.llm.types import Message  # noqa: E402
 from tests.protocol_server import ProtocolServer  # noqa: E402
 
 MODEL = "gpt-4.1-mini"

@@ -26,7 +26,7 @@ from judge.config import load_app_settings  # noqa: E402
 from judge.jsonl import read_jsonl  # noqa: E402
 from judge.judgement import Judgement  # noqa: E402
 from judge.judges import ReferenceJudge  # noqa: E402
-from judge.llm import LLMClient  # noqa: E402
+from judge.llm.client import LLMClient  # noqa: E402
 from judge.score_run import ScoreSummary, judge_all, pending_work  # noqa: E402
 from rubric_gen.run import RubricSummary, rubrics_for_tasks  # noqa: E402
 from validation.frame import judgements_frame  # noqa: E402

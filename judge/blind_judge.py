@@ -20,11 +20,11 @@ from judge.diff import parse_diff
 from judge.evidence import normalised_diff, quote_in_diff
 from judge.fencing import fence, truncate
 from judge.judgement import CriterionResult, Judgement
+from judge.llm.types import LLMResult, Message
 from judge.prompts import load_prompt
 from judge.records import Candidate, Task
 from judge.rubric import Rubric
 from judge.scoring import score_and_coverage
-from judge.types import LLMResult, Message
 
 PROMPT_NAME = "judge"
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from judge import __version__
-from judge.types import Usage
+from judge.llm.types import Usage
 
 Status = Literal["scored", "unparsed", "empty"]
 Answerer = Literal["llm", "static", "none"]

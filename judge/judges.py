@@ -16,7 +16,7 @@ from judge.blinding import strip_git_metadata
 from judge.config import JudgeSettings
 from judge.diff import ParsedDiff, parse_diff
 from judge.judgement import Judgement
-from judge.llm import LLMClient, ModelClient
+from judge.llm.client import LLMClient, ModelClient
 from judge.records import Candidate, Task
 from judge.rubric import Rubric
 from judge.scoring import score_and_coverage

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import json
-import os
 import platform
 import subprocess
-import tempfile
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -14,7 +11,7 @@ from typing import Any
 
 from judge import __version__
 from judge.config import AppSettings
-from judge.pricing import Ledger
+from judge.llm.pricing import Ledger
 
 MANIFEST_VERSION = 1
 _PACKAGES = ("openai", "anthropic", "pydantic", "tenacity")
@@ -74,12 +71,3 @@ def build_manifest(
         "counts": counts,
         "usage": ledger.as_dict(),
     }
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write to a temporary file and rename, so a crash never leaves half a manifest."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as handle:
-        json.dump(data, handle, indent=2, sort_keys=False, default=str)
-        handle.write("\n")
-    os.replace(handle.name, path)

@@ -15,11 +15,11 @@ from pydantic import BaseModel, ConfigDict
 from judge.blinding import blind_patch, label_strings, redact
 from judge.config import JudgeSettings
 from judge.fencing import fence, truncate
-from judge.llm import ModelClient
+from judge.llm.client import ModelClient
+from judge.llm.types import Message
 from judge.prompts import load_prompt
 from judge.records import Candidate, Task
 from judge.rubric import Rubric
-from judge.types import Message
 
 PROMPT_NAME = "pairwise"
 

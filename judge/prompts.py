@@ -16,8 +16,8 @@ from typing import Any
 
 from jinja2 import Environment, StrictUndefined, Template, meta
 
-from judge.paths import prompt_path
-from judge.types import ConfigError, Message
+from judge.llm.paths import prompt_path
+from judge.llm.types import ConfigError, Message
 
 _DECLARED = re.compile(r"\{#\s*variables:\s*([^#]*)#\}")
 _env = Environment(undefined=StrictUndefined, keep_trailing_newline=False, autoescape=False)

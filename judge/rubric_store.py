@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from judge.jsonl import read_jsonl
+from judge.llm.types import ConfigError
 from judge.rubric import Rubric, content_hash
-from judge.types import ConfigError
 
 
 def load_rubrics(path: Path) -> dict[str, Rubric]:

@@ -11,21 +11,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judge.batch_files import export_requests
-from judge.batch_runner import BatchOptions, run_batched
 from judge.config import AppSettings
 from judge.diff import changed_line_count
 from judge.jsonl import JsonlAppender, read_jsonl
 from judge.judgement import Judgement
 from judge.judges import CandidateJudge, make_judge
-from judge.llm import LLMClient
+from judge.llm.batch_files import export_requests
+from judge.llm.batch_runner import BatchOptions, run_batched
+from judge.llm.client import LLMClient
+from judge.llm.files import write_json_atomic
+from judge.llm.pricing import Ledger
+from judge.llm.runner import Outcome
 from judge.loaders import load_candidates, load_tasks
-from judge.manifest import build_manifest, write_json_atomic
-from judge.pricing import Ledger
+from judge.manifest import build_manifest
 from judge.records import Candidate, ErrorRecord, Task
 from judge.rubric import Rubric
 from judge.rubric_store import load_rubrics
-from judge.runner import Outcome
 
 JUDGEMENTS = "judgements.jsonl"
 ERRORS = "errors.jsonl"

@@ -12,7 +12,7 @@ from pathlib import Path
 from judge.config import AppSettings
 from judge.jsonl import read_jsonl
 from judge.judgement import Judgement
-from judge.llm import LLMClient
+from judge.llm.client import LLMClient
 from judge.pairwise import round_robin
 from judge.records import Candidate, Task
 from judge.rubric import Rubric

@@ -14,11 +14,11 @@ from pydantic import BaseModel, ConfigDict
 
 from judge.config import RubricSettings
 from judge.fencing import fence, truncate
-from judge.llm import ModelClient
+from judge.llm.client import ModelClient
+from judge.llm.types import Message
 from judge.prompts import load_prompt
 from judge.records import Task
 from judge.rubric import Category, Check, CheckKind, Criterion, Rubric
-from judge.types import Message
 from rubric_gen.lint import lint_rubric
 
 PROMPT_NAME = "rubric"

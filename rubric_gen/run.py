@@ -10,17 +10,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judge.batch_files import export_requests
-from judge.batch_runner import BatchOptions, run_batched
 from judge.config import AppSettings
 from judge.jsonl import JsonlAppender
-from judge.llm import LLMClient
+from judge.llm.batch_files import export_requests
+from judge.llm.batch_runner import BatchOptions, run_batched
+from judge.llm.client import LLMClient
+from judge.llm.pricing import Ledger
+from judge.llm.runner import Outcome
 from judge.loaders import load_tasks
-from judge.pricing import Ledger
 from judge.records import ErrorRecord, Task
 from judge.rubric import Rubric
 from judge.rubric_store import load_rubrics
-from judge.runner import Outcome
 from rubric_gen.generator import generate_rubric
 from rubric_gen.reference import GENERATOR as REFERENCE
 from rubric_gen.reference import reference_rubric

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from judge.config import LLMSettings, ProviderSettings, RetrySettings, load_settings
-from judge.llm import LLMClient
+from judge.config import load_settings
+from judge.llm.client import LLMClient
+from judge.llm.settings import LLMSettings, ProviderSettings, RetrySettings
 from tests.protocol_server import ProtocolServer
 
 FAKE_KEY = "sk-test-not-a-real-key-0123456789"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from judge.providers.scripted import ScriptedCall
+from judge.llm.providers.scripted import ScriptedCall
 
 # task id -> (question, weight, category); each question's first `span` is the token the
 # scripted judge looks for in the diff.

@@ -8,8 +8,8 @@ from judge.blind_judge import build_judge_prompt, criterion_order, reply_model
 from judge.config import JudgeSettings
 from judge.diff import DiffError
 from judge.judges import LLMJudge
+from judge.llm.providers.scripted import install_script
 from judge.loaders import load_tasks
-from judge.providers.scripted import install_script
 from judge.records import Candidate, Task
 from judge.rubric import Criterion, Rubric
 

@@ -6,7 +6,7 @@ import gzip
 import json
 
 from validation.build_sample import _allocate, build
-from validation.validate import SAMPLE_TASKS
+from validation.sample import SAMPLE_TASKS
 
 
 def _rows(path):

@@ -14,9 +14,9 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel
 
-from judge.cache import ReplyCache, request_key
-from judge.providers.scripted import install_script
-from judge.types import Completion, GenerationOptions, LLMRequest, Message
+from judge.llm.cache import ReplyCache, request_key
+from judge.llm.providers.scripted import install_script
+from judge.llm.types import Completion, GenerationOptions, LLMRequest, Message
 
 HELLO = (Message(role="user", content="hello"),)
 
@@ -92,8 +92,8 @@ async def test_200_concurrent_cached_calls(make_client):
 
 _WRITER = """
 import sys
-from judge.cache import ReplyCache
-from judge.types import Completion
+from judge.llm.cache import ReplyCache
+from judge.llm.types import Completion
 cache = ReplyCache(sys.argv[1])
 print("ready", flush=True)
 i = 0

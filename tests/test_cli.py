@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 from judge import __version__
 from judge.cli import app
-from judge.providers.scripted import install_script
+from judge.llm.providers.scripted import install_script
 
 runner = CliRunner()
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from judge.config import LLMSettings, ProviderSettings, load_settings
-from judge.providers import create_provider, parse_model_spec, provider_names, register_provider
-from judge.providers.keys import PLACEHOLDER_KEY, resolve_api_key
-from judge.types import ConfigError
+from judge.config import load_settings
+from judge.llm.providers import create_provider, parse_model_spec, provider_names, register_provider
+from judge.llm.providers.keys import PLACEHOLDER_KEY, resolve_api_key
+from judge.llm.settings import LLMSettings, ProviderSettings
+from judge.llm.types import ConfigError
 
 
 def test_defaults_come_from_configs_default_yaml():
@@ -128,9 +129,9 @@ def test_set_overrides_and_errors():
 
 
 def test_progress_line_estimates_the_total():
-    from judge.pricing import Ledger
-    from judge.progress import ledger_line
-    from judge.types import Usage
+    from judge.cli.progress import ledger_line
+    from judge.llm.pricing import Ledger
+    from judge.llm.types import Usage
 
     ledger = Ledger()
     ledger.add(Usage(model="m", cost_usd=0.25))

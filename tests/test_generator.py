@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from judge.config import RubricSettings
+from judge.llm.providers.scripted import ScriptedCall, install_script
+from judge.llm.types import GenerationOptions
 from judge.loaders import load_tasks
-from judge.providers.scripted import ScriptedCall, install_script
-from judge.types import GenerationOptions
 from rubric_gen.generator import RubricFailure, generate_rubric, generator_messages
 from tests.scripted_llm import rubric_writer
 

@@ -16,7 +16,7 @@ from judge.loaders import load_candidates, load_tasks
 from judge.records import Candidate
 from rubric_gen.reference import reference_rubric
 from validation.hostile import ATTACKS, huge_diff, variants
-from validation.validate import SAMPLE_CANDIDATES, SAMPLE_TASKS
+from validation.sample import SAMPLE_CANDIDATES, SAMPLE_TASKS
 
 HOSTILE = Path(__file__).parent / "data" / "hostile" / "hostile.jsonl"
 TASKS = load_tasks(SAMPLE_TASKS).tasks

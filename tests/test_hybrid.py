@@ -7,7 +7,7 @@ import pytest
 
 from judge.config import JudgeSettings, RubricSettings
 from judge.judges import LLMJudge, make_judge
-from judge.providers.scripted import install_script
+from judge.llm.providers.scripted import install_script
 from judge.records import Candidate, Task
 from judge.rubric import Check, Criterion, Rubric
 from rubric_gen.generator import NumberedDraft, generate_rubric

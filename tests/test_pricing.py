@@ -6,8 +6,8 @@ import logging
 
 import pytest
 
-from judge.pricing import Ledger, PriceTable, cost_usd, load_prices
-from judge.types import ConfigError, Usage
+from judge.llm.pricing import Ledger, PriceTable, cost_usd, load_prices
+from judge.llm.types import ConfigError, Usage
 
 
 @pytest.fixture(scope="module")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from judge.paths import prompt_path
+from judge.llm.paths import prompt_path
+from judge.llm.types import ConfigError
 from judge.prompts import _declared, load_prompt
-from judge.types import ConfigError
 
 EXAMPLES = {
     "judge": {

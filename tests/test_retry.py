@@ -8,9 +8,9 @@ import time
 import pytest
 from tenacity import RetryCallState
 
-from judge.config import RetrySettings
-from judge.retry import call_with_retry, make_wait, parse_retry_after
-from judge.types import PermanentError, TransientError
+from judge.llm.retry import call_with_retry, make_wait, parse_retry_after
+from judge.llm.settings import RetrySettings
+from judge.llm.types import PermanentError, TransientError
 
 NO_WAIT = RetrySettings(max_attempts=3, initial_wait_s=0, max_wait_s=0)
 

@@ -6,7 +6,7 @@ import asyncio
 import itertools
 import time
 
-from judge.runner import RateLimiter, run_bounded
+from judge.llm.runner import RateLimiter, run_bounded
 
 
 async def test_results_keep_input_order_and_bound_holds():

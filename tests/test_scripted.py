@@ -7,10 +7,10 @@ import json
 import pytest
 from pydantic import BaseModel
 
-from judge.config import LLMSettings, ProviderSettings
-from judge.providers import create_provider
-from judge.providers.scripted import ScriptExhaustedError, install_script, load_script_file
-from judge.types import ConfigError, GenerationOptions, Message, TransientError
+from judge.llm.providers import create_provider
+from judge.llm.providers.scripted import ScriptExhaustedError, install_script, load_script_file
+from judge.llm.settings import LLMSettings, ProviderSettings
+from judge.llm.types import ConfigError, GenerationOptions, Message, TransientError
 
 Q = [Message(role="user", content="question?")]
 OPTS = GenerationOptions()

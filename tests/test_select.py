@@ -6,8 +6,8 @@ import pytest
 
 from judge.config import JudgeSettings
 from judge.judgement import Judgement
+from judge.llm.providers.scripted import install_script
 from judge.pairwise import both_orders, round_robin
-from judge.providers.scripted import install_script
 from judge.records import Candidate, Task
 from judge.rubric import Criterion, Rubric
 from judge.select import Standing, pick, pick_all

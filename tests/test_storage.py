@@ -8,9 +8,9 @@ import logging
 import pytest
 
 from judge.jsonl import JsonlAppender, read_jsonl
+from judge.llm.types import ConfigError
 from judge.rubric import Criterion, Rubric
 from judge.rubric_store import load_rubrics
-from judge.types import ConfigError
 
 
 def _rubric(task_id: str, question: str = "Does `f` change in `m.py`?") -> Rubric:

@@ -7,9 +7,9 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel
 
-from judge.providers.scripted import install_script
-from judge.structured import repair_messages, strip_code_fence, validate_reply
-from judge.types import Message
+from judge.llm.providers.scripted import install_script
+from judge.llm.structured import repair_messages, strip_code_fence, validate_reply
+from judge.llm.types import Message
 
 
 class Answer(BaseModel):

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from judge.types import ConfigError
+from judge.llm.types import ConfigError
 from validation.candidates import gold_candidates, load_labelled
 from validation.systems import SystemRules, load_system_rules, parse_group_option
 from validation.validate import ValidateJob, load_inputs

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from judge.diff import DiffError, parse_diff
 from judge.records import Candidate, Task
+from validation.sample import SAMPLE_CANDIDATES, SAMPLE_TASKS
 
 VERSION = 1
 INJECTION = [
@@ -267,8 +268,6 @@ def build_curated(sample_tasks: Path, sample_candidates: Path, out: Path, count:
 
 
 def main() -> None:
-    from validation.validate import SAMPLE_CANDIDATES, SAMPLE_TASKS
-
     parser = argparse.ArgumentParser(description="Build the curated hostile-patch set.")
     parser.add_argument("--out", type=Path, default=Path("tests/data/hostile/hostile.jsonl"))
     args = parser.parse_args()

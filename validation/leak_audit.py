@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from judge.types import Message
+from judge.llm.types import Message
 
 MIN_LINE_CHARS = 30
 _TEST_NAME = re.compile(r"(test\w{4,})")

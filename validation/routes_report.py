@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 
 from judge.jsonl import read_jsonl
 from judge.judgement import Judgement
-from judge.types import ConfigError
+from judge.llm.types import ConfigError
 from validation import plots
 from validation.report import _environment, fmt
 from validation.routes import paired_comparisons, pareto_front, route_frame, route_table, verdicts

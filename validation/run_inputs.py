@@ -8,10 +8,10 @@ from pathlib import Path
 
 from judge.jsonl import read_jsonl
 from judge.judgement import Judgement
+from judge.llm.types import ConfigError
 from judge.loaders import load_candidates, load_tasks
 from judge.rubric_store import load_rubrics
 from judge.select_run import PairwiseInputs
-from judge.types import ConfigError
 from validation.validate import ValidateJob, load_inputs
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from judge.config import read_yaml
-from judge.paths import config_path
-from judge.types import ConfigError
+from judge.llm.paths import config_path
+from judge.llm.settings import read_yaml
+from judge.llm.types import ConfigError
 
 STANDARD = "standard"
 

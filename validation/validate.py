@@ -13,15 +13,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from judge.batch_runner import BatchOptions, run_batched
 from judge.config import AppSettings
 from judge.jsonl import read_jsonl
 from judge.judgement import Judgement
 from judge.judges import REFERENCE, make_judge
-from judge.llm import LLMClient
+from judge.llm.batch_runner import BatchOptions, run_batched
+from judge.llm.client import LLMClient
+from judge.llm.files import write_json_atomic
+from judge.llm.pricing import Ledger
+from judge.llm.types import ConfigError
 from judge.loaders import load_tasks
-from judge.manifest import build_manifest, write_json_atomic
-from judge.pricing import Ledger
+from judge.manifest import build_manifest
 from judge.prompts import load_prompt
 from judge.records import Candidate, ErrorRecord, Task
 from judge.score_run import (
@@ -34,7 +36,6 @@ from judge.score_run import (
     pending_work,
 )
 from judge.select import pick_all
-from judge.types import ConfigError
 from rubric_gen.run import RubricSummary, rubrics_for_tasks
 from validation.candidates import gold_candidates, load_labelled
 from validation.compare import compare
@@ -43,12 +44,10 @@ from validation.hostile import hostile_candidates, hostile_effects
 from validation.leak_audit import LeakAudit
 from validation.metrics import all_checks
 from validation.report import write_reports
+from validation.sample import SAMPLE_CANDIDATES, SAMPLE_TASKS
 from validation.selection import selection_metrics
 from validation.systems import SystemRules, load_system_rules, parse_group_option
 
-SAMPLE_DIR = Path(__file__).parent / "data"
-SAMPLE_TASKS = SAMPLE_DIR / "instances.jsonl.gz"
-SAMPLE_CANDIDATES = SAMPLE_DIR / "candidates.jsonl.gz"
 RUBRICS = "rubrics.jsonl"
 METRICS = "metrics.json"
 BASELINE = "baseline"

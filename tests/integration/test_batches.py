@@ -9,17 +9,17 @@ import re
 
 import pytest
 
-from judge.batch_runner import BatchOptions, load_state
 from judge.config import load_app_settings
 from judge.jsonl import read_jsonl
 from judge.judgement import Judgement
-from judge.providers.scripted import ScriptedCall, install_script
+from judge.llm.batch_runner import BatchOptions, load_state
+from judge.llm.providers.scripted import ScriptedCall, install_script
+from judge.llm.types import GenerationOptions, Message
 from judge.score_run import ScoreJob, score
-from judge.types import GenerationOptions, Message
 from rubric_gen.run import RubricJob, generate_rubrics
 from tests.batch_emulator import BatchEmulator
 from tests.scripted_llm import diff_reading_judge
-from validation.validate import SAMPLE_CANDIDATES, SAMPLE_TASKS
+from validation.sample import SAMPLE_CANDIDATES, SAMPLE_TASKS
 
 pytestmark = pytest.mark.integration
 
@@ -209,8 +209,8 @@ async def test_killed_while_polling_resumes_without_resubmitting(mini, tmp_path,
 def test_batch_status_and_missing_state(tmp_path):
     from typer.testing import CliRunner
 
-    from judge.batch_runner import BatchRecord, BatchStateFile, save_state
     from judge.cli import app
+    from judge.llm.batch_runner import BatchRecord, BatchStateFile, save_state
 
     run = tmp_path / "run"
     state = BatchStateFile(
@@ -234,9 +234,9 @@ def test_batch_status_and_missing_state(tmp_path):
 
 
 def test_requests_are_split_at_provider_limits():
-    from judge.batching import PendingRequest
-    from judge.providers.batches import OpenAIBatches, chunks
-    from judge.types import LLMRequest
+    from judge.llm.batching import PendingRequest
+    from judge.llm.providers.batches import OpenAIBatches, chunks
+    from judge.llm.types import LLMRequest
 
     pending = [
         PendingRequest(
@@ -257,9 +257,9 @@ def test_requests_are_split_at_provider_limits():
 
 
 async def test_export_needs_no_api_key_and_batch_needs_the_cache(tmp_path, mini, monkeypatch):
-    from judge.batching import BatchCollector
-    from judge.llm import LLMClient
-    from judge.types import ConfigError
+    from judge.llm.batching import BatchCollector
+    from judge.llm.client import LLMClient
+    from judge.llm.types import ConfigError
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     settings = load_app_settings(sets=[f"llm.cache_path={tmp_path / 'c.sqlite'}"])
@@ -293,10 +293,10 @@ async def test_rubrics_through_a_batch_and_as_an_export(mini, tmp_path, batch_se
 
 
 def test_imported_replies_are_charged_at_the_batch_price(tmp_path):
-    from judge.batch_files import CacheImporter
-    from judge.cache import ReplyCache
-    from judge.pricing import Ledger, load_prices
-    from judge.types import Completion
+    from judge.llm.batch_files import CacheImporter
+    from judge.llm.cache import ReplyCache
+    from judge.llm.pricing import Ledger, load_prices
+    from judge.llm.types import Completion
 
     ledger = Ledger()
     cache = ReplyCache(tmp_path / "c.sqlite")

@@ -21,7 +21,7 @@ from judge.judgement import Judgement
 from rubric_gen.run import RubricJob, generate_rubrics
 from tests.conftest import FAKE_KEY
 from tests.integration.test_batches import _answer
-from validation.validate import SAMPLE_CANDIDATES, SAMPLE_TASKS
+from validation.sample import SAMPLE_CANDIDATES, SAMPLE_TASKS
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 LAUNCH = "from judge.cli import app; app()"

@@ -9,15 +9,16 @@ import json
 
 import pytest
 
-from judge.config import ProviderSettings, RetrySettings, load_app_settings
+from judge.config import load_app_settings
 from judge.jsonl import read_jsonl
 from judge.judgement import Judgement
+from judge.llm.settings import ProviderSettings, RetrySettings
 from judge.loaders import load_candidates
 from judge.score_run import ScoreJob, score
 from rubric_gen.run import RubricJob, generate_rubrics
 from tests.integration.test_batches import _answer
 from tests.protocol_server import Step
-from validation.validate import SAMPLE_CANDIDATES, SAMPLE_TASKS
+from validation.sample import SAMPLE_CANDIDATES, SAMPLE_TASKS
 
 pytestmark = [pytest.mark.integration, pytest.mark.faults]
 

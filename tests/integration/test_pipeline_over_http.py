@@ -9,10 +9,10 @@ import pytest
 from judge.config import load_app_settings
 from judge.jsonl import read_jsonl
 from judge.judgement import Judgement
-from judge.providers.scripted import ScriptedCall
+from judge.llm.providers.scripted import ScriptedCall
+from judge.llm.types import GenerationOptions, Message
 from judge.rubric import Rubric
 from judge.score_run import ScoreJob, score
-from judge.types import GenerationOptions, Message
 from rubric_gen.run import RubricJob, generate_rubrics
 from tests.scripted_llm import diff_reading_judge, rubric_writer
 

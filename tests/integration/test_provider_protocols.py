@@ -9,8 +9,8 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel
 
-from judge.config import LLMSettings, ProviderSettings
-from judge.types import Message, PermanentError, TransientError
+from judge.llm.settings import LLMSettings, ProviderSettings
+from judge.llm.types import Message, PermanentError, TransientError
 from tests.conftest import FAKE_KEY
 from tests.protocol_server import ProtocolServer, Step
 

@@ -12,7 +12,8 @@ import subprocess
 import pytest
 
 from judge.config import load_app_settings
-from validation.validate import SAMPLE_CANDIDATES, SAMPLE_TASKS, ValidateJob, validate
+from validation.sample import SAMPLE_CANDIDATES, SAMPLE_TASKS
+from validation.validate import ValidateJob, validate
 
 pytestmark = pytest.mark.integration
 

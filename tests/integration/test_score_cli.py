@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from judge.cli import app
 from judge.jsonl import read_jsonl
 from judge.judgement import Judgement
-from judge.providers.scripted import install_script
+from judge.llm.providers.scripted import install_script
 from judge.rubric import Rubric
 from tests.scripted_llm import diff_reading_judge, rubric_writer
 

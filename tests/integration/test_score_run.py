@@ -6,13 +6,14 @@ import json
 
 import pytest
 
-from judge.config import RetrySettings, load_app_settings
+from judge.config import load_app_settings
 from judge.jsonl import read_jsonl
 from judge.judgement import Judgement
-from judge.providers.scripted import install_script
+from judge.llm.providers.scripted import install_script
+from judge.llm.settings import RetrySettings
+from judge.llm.types import PermanentError
 from judge.rubric import Rubric
 from judge.score_run import ScoreJob, score
-from judge.types import PermanentError
 from rubric_gen.run import RubricJob, generate_rubrics
 from tests.scripted_llm import diff_reading_judge, rubric_writer
 

@@ -10,13 +10,14 @@ from typer.testing import CliRunner
 from judge.cli import app
 from judge.jsonl import read_jsonl
 from judge.judgement import Judgement
-from judge.providers.scripted import install_script
-from judge.types import Message
+from judge.llm.providers.scripted import install_script
+from judge.llm.types import Message
 from tests.scripted_llm import diff_reading_judge
 from validation.frame import judgements_frame
 from validation.leak_audit import LeakAudit, distinctive_test_lines, failing_test_names
 from validation.metrics import all_checks
-from validation.validate import SAMPLE_TASKS, ValidateJob, load_inputs
+from validation.sample import SAMPLE_TASKS
+from validation.validate import ValidateJob, load_inputs
 
 pytestmark = pytest.mark.integration
 runner = CliRunner()

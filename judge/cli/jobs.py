@@ -12,13 +12,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from judge.cli_common import (
-    BatchOption,
-    ConcurrencyOption,
-    ConfigOption,
-    NoCacheOption,
-    SetOption,
-    SplitOption,
+from judge.cli.common import (
     _batch_options,
     _fail,
     _settings,
@@ -26,123 +20,52 @@ from judge.cli_common import (
     console,
     run_job,
 )
-from judge.types import ConfigError
+from judge.cli.options import (
+    BatchOption,
+    CompareToOption,
+    ConcurrencyOption,
+    ConfigOption,
+    DataOption,
+    FailOnRegressionOption,
+    GeneratorOption,
+    GroupOption,
+    HostileOption,
+    HybridOption,
+    JudgeOption,
+    LabelledOption,
+    LimitOption,
+    NoBaselineOption,
+    NoCacheOption,
+    ReposDirOption,
+    ReposOption,
+    RunDirArg,
+    RunOutOption,
+    RunsOption,
+    SetOption,
+    SplitOption,
+    SystemsOption,
+)
+from judge.llm.types import ConfigError
 
 
 @app.command("validate", rich_help_panel="Measure and use the scores")
 def validate_command(
-    out: Annotated[
-        Path,
-        typer.Option(
-            "--out", help="Report folder (resumed if it exists).", rich_help_panel="Output"
-        ),
-    ],
-    data: Annotated[
-        str | None,
-        typer.Option(
-            "--data",
-            help="SWE-bench instances: file, saved dataset or hub id (default: shipped sample).",
-            rich_help_panel="Input",
-        ),
-    ] = None,
-    candidates: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--candidates",
-            help="Labelled candidates: JSONL, a folder of them, or an experiments run folder.",
-            rich_help_panel="Input",
-        ),
-    ] = None,
-    generator: Annotated[
-        str,
-        typer.Option(
-            "--generator",
-            help="Rubric generator: provider:model or reference.",
-            rich_help_panel="Model",
-        ),
-    ] = "reference",
-    judge: Annotated[
-        str,
-        typer.Option(
-            "--judge",
-            help="Judge: provider:model, scripted:NAME or reference.",
-            rich_help_panel="Model",
-        ),
-    ] = "reference",
-    runs: Annotated[
-        int,
-        typer.Option("--runs", min=1, help="Repeat runs per candidate.", rich_help_panel="Model"),
-    ] = 3,
-    hybrid: Annotated[
-        bool,
-        typer.Option(
-            "--hybrid",
-            help="Answer criteria that carry a check statically.",
-            rich_help_panel="Model",
-        ),
-    ] = False,
-    limit: Annotated[
-        int | None,
-        typer.Option("--limit", min=1, help="Only the first N tasks.", rich_help_panel="Input"),
-    ] = None,
-    repos: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--repos", help="Only tasks of these repositories; repeatable.", rich_help_panel="Input"
-        ),
-    ] = None,
-    group: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--group",
-            help="PATTERN=SYSTEM: runs matching the regex are one system; repeatable.",
-            rich_help_panel="Input",
-        ),
-    ] = None,
-    systems: Annotated[
-        Path | None,
-        typer.Option(
-            "--systems",
-            help="System rules YAML (default configs/systems.yaml).",
-            rich_help_panel="Input",
-        ),
-    ] = None,
-    repos_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--repos-dir", help="Local git clones for repository context.", rich_help_panel="Input"
-        ),
-    ] = None,
-    hostile: Annotated[
-        bool,
-        typer.Option(
-            "--hostile",
-            help="Add attack variants of one patch per task; report score changes.",
-            rich_help_panel="Input",
-        ),
-    ] = False,
-    compare_to: Annotated[
-        Path | None,
-        typer.Option(
-            "--compare-to",
-            help="An earlier metrics.json: adds a 'since last time' section.",
-            rich_help_panel="Output",
-        ),
-    ] = None,
-    fail_on_regression: Annotated[
-        bool,
-        typer.Option(
-            "--fail-on-regression",
-            help="Exit 1 when a figure regressed beyond its CI.",
-            rich_help_panel="Output",
-        ),
-    ] = False,
-    no_baseline: Annotated[
-        bool,
-        typer.Option(
-            "--no-baseline", help="Skip the reference-judge baseline.", rich_help_panel="Output"
-        ),
-    ] = False,
+    out: RunOutOption,
+    data: DataOption = None,
+    candidates: LabelledOption = None,
+    generator: GeneratorOption = "reference",
+    judge: JudgeOption = "reference",
+    runs: RunsOption = 3,
+    hybrid: HybridOption = False,
+    limit: LimitOption = None,
+    repos: ReposOption = None,
+    group: GroupOption = None,
+    systems: SystemsOption = None,
+    repos_dir: ReposDirOption = None,
+    hostile: HostileOption = False,
+    compare_to: CompareToOption = None,
+    fail_on_regression: FailOnRegressionOption = False,
+    no_baseline: NoBaselineOption = False,
     split: SplitOption = "test",
     config: ConfigOption = None,
     no_cache: NoCacheOption = False,
@@ -212,7 +135,7 @@ def _check_columns(metrics: dict) -> list[str]:
 
 @app.command("select", rich_help_panel="Measure and use the scores")
 def select_command(
-    run_dir: Annotated[Path, typer.Argument(help="A run folder written by `score` or `validate`.")],
+    run_dir: RunDirArg,
     out: Annotated[
         Path,
         typer.Option("--out", help="Picks JSONL, one line per task.", rich_help_panel="Output"),
@@ -269,7 +192,7 @@ def select_command(
 
 @app.command("routes", rich_help_panel="Measure and use the scores")
 def routes_command(
-    run_dir: Annotated[Path, typer.Argument(help="A run folder written by `score` or `validate`.")],
+    run_dir: RunDirArg,
     by: Annotated[
         str,
         typer.Option(

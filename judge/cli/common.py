@@ -5,15 +5,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
 
+from judge.cli.progress import progress_bar
 from judge.config import AppSettings, load_app_settings
-from judge.progress import progress_bar
+from judge.llm.types import ConfigError, LLMError
 from judge.records import ErrorRecord, RecordError
-from judge.types import ConfigError, LLMError
 
 T = TypeVar("T")
 
@@ -21,44 +21,6 @@ app = typer.Typer(help="Score code patches without running them.", no_args_is_he
 llm_app = typer.Typer(help="Check the LLM layer: providers, keys, prices.", no_args_is_help=True)
 app.add_typer(llm_app, name="llm", rich_help_panel="Tools")
 console = Console()
-
-ConfigOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--config",
-        help="YAML settings file (see configs/default.yaml).",
-        rich_help_panel="Settings",
-    ),
-]
-NoCacheOption = Annotated[
-    bool,
-    typer.Option("--no-cache", help="Bypass the reply cache.", rich_help_panel="Settings"),
-]
-ConcurrencyOption = Annotated[
-    int | None,
-    typer.Option(
-        "--concurrency", help="Requests in flight (default 8).", rich_help_panel="Settings"
-    ),
-]
-SetOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--set",
-        help="Override one setting, e.g. llm.providers.openai.base_url=http://localhost:8000/v1.",
-        rich_help_panel="Settings",
-    ),
-]
-BatchOption = Annotated[
-    bool,
-    typer.Option(
-        "--batch",
-        help="Send requests through the provider batch APIs (half price); resumable.",
-        rich_help_panel="Settings",
-    ),
-]
-SplitOption = Annotated[
-    str, typer.Option("--split", help="Split of a Hugging Face dataset.", rich_help_panel="Input")
-]
 
 
 def _fail(message: str) -> typer.Exit:
@@ -78,7 +40,7 @@ def _settings(
 def _batch_options(settings: AppSettings, state: Path, enabled: bool):
     if not enabled:
         return None
-    from judge.batch_runner import BatchOptions
+    from judge.llm.batch_runner import BatchOptions
 
     return BatchOptions(
         state, settings.batch.poll_interval_s, settings.batch.max_rounds, progress=_print_batches

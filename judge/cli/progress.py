@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from judge.pricing import Ledger
+from judge.llm.pricing import Ledger
 
 
 def ledger_line(ledger: Ledger, done: int = 0, planned: int = 0) -> str:

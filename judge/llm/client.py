@@ -14,15 +14,15 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from judge.batching import BatchCollector, DeferredRequest, PendingRequest
-from judge.cache import ReplyCache, request_key
-from judge.config import LLMSettings
-from judge.pricing import Ledger, PriceTable, cost_usd, load_prices
-from judge.providers import create_provider, parse_model_spec
-from judge.retry import call_with_retry
-from judge.runner import Outcome, run_bounded
-from judge.structured import repair_messages, validate_reply
-from judge.types import (
+from judge.llm.batching import BatchCollector, DeferredRequest, PendingRequest
+from judge.llm.cache import ReplyCache, request_key
+from judge.llm.pricing import Ledger, PriceTable, cost_usd, load_prices
+from judge.llm.providers import create_provider, parse_model_spec
+from judge.llm.retry import call_with_retry
+from judge.llm.runner import Outcome, run_bounded
+from judge.llm.settings import LLMSettings
+from judge.llm.structured import repair_messages, validate_reply
+from judge.llm.types import (
     Completion,
     ConfigError,
     GenerationOptions,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from judge.config import ProviderSettings
-from judge.types import ConfigError
+from judge.llm.settings import ProviderSettings
+from judge.llm.types import ConfigError
 
 PLACEHOLDER_KEY = "not-needed"
 

@@ -19,15 +19,15 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judge.batch_files import CacheImporter
-from judge.batching import BatchCollector, PendingRequest
-from judge.cache import ReplyCache
-from judge.config import LLMSettings
-from judge.llm import LLMClient
-from judge.manifest import write_json_atomic
-from judge.pricing import Ledger, load_prices
-from judge.providers.batches import BACKENDS, BatchBackend, chunks
-from judge.types import ConfigError
+from judge.llm.batch_files import CacheImporter
+from judge.llm.batching import BatchCollector, PendingRequest
+from judge.llm.cache import ReplyCache
+from judge.llm.client import LLMClient
+from judge.llm.files import write_json_atomic
+from judge.llm.pricing import Ledger, load_prices
+from judge.llm.providers.batches import BACKENDS, BatchBackend, chunks
+from judge.llm.settings import LLMSettings
+from judge.llm.types import ConfigError
 
 STATE_FILE = "batches.json"
 

@@ -10,16 +10,16 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
-from judge.config import LLMSettings, ProviderSettings
-from judge.types import ConfigError, Provider
+from judge.llm.settings import LLMSettings, ProviderSettings
+from judge.llm.types import ConfigError, Provider
 
 ProviderFactory = Callable[[str, str, ProviderSettings], Provider]
 
 _BUILTIN: dict[str, str] = {
-    "openai": "judge.providers.openai_provider:OpenAIProvider",
-    "local": "judge.providers.openai_provider:OpenAIProvider",
-    "anthropic": "judge.providers.anthropic_provider:AnthropicProvider",
-    "scripted": "judge.providers.scripted:ScriptedProvider",
+    "openai": "judge.llm.providers.openai_provider:OpenAIProvider",
+    "local": "judge.llm.providers.openai_provider:OpenAIProvider",
+    "anthropic": "judge.llm.providers.anthropic_provider:AnthropicProvider",
+    "scripted": "judge.llm.providers.scripted:ScriptedProvider",
 }
 _registered: dict[str, ProviderFactory] = {}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from judge.types import LLMError, LLMRequest
+from judge.llm.types import LLMError, LLMRequest
 
 BATCH_URL = "/v1/chat/completions"
 
@@ -35,7 +35,7 @@ class PendingRequest:
         return self.spec.partition(":")[2]
 
     def openai_body(self) -> dict:
-        from judge.providers import openai_provider  # the SDK loads only when batching
+        from judge.llm.providers import openai_provider  # the SDK loads only when batching
 
         r = self.request
         return openai_provider.request_body(
@@ -43,7 +43,7 @@ class PendingRequest:
         )
 
     def anthropic_body(self) -> dict:
-        from judge.providers import anthropic_provider
+        from judge.llm.providers import anthropic_provider
 
         r = self.request
         return anthropic_provider.request_body(

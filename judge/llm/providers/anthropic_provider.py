@@ -19,10 +19,10 @@ from functools import lru_cache
 import anthropic
 from pydantic import BaseModel
 
-from judge.config import ProviderSettings
-from judge.providers.errors import translate_sdk_error
-from judge.providers.keys import resolve_api_key
-from judge.types import Completion, GenerationOptions, Message
+from judge.llm.providers.errors import translate_sdk_error
+from judge.llm.providers.keys import resolve_api_key
+from judge.llm.settings import ProviderSettings
+from judge.llm.types import Completion, GenerationOptions, Message
 
 REPLY_TOOL = "reply"
 

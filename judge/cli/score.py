@@ -7,13 +7,7 @@ from typing import Annotated
 
 import typer
 
-from judge.cli_common import (
-    BatchOption,
-    ConcurrencyOption,
-    ConfigOption,
-    NoCacheOption,
-    SetOption,
-    SplitOption,
+from judge.cli.common import (
     _batch_options,
     _fail,
     _print_errors,
@@ -22,14 +16,26 @@ from judge.cli_common import (
     console,
     run_job,
 )
-from judge.progress import ledger_line
+from judge.cli.options import (
+    BatchOption,
+    CandidatesArg,
+    ConcurrencyOption,
+    ConfigOption,
+    NoCacheOption,
+    ReposDirOption,
+    RubricsOption,
+    RunOutOption,
+    RunsOption,
+    SetOption,
+    SplitOption,
+    TasksArg,
+)
+from judge.cli.progress import ledger_line
 
 
 @app.command("rubrics", rich_help_panel="Score patches")
 def rubrics_command(
-    tasks: Annotated[
-        str, typer.Argument(help="Tasks: .jsonl/.json/.parquet, a saved dataset or a hub id.")
-    ],
+    tasks: TasksArg,
     generator: Annotated[
         str,
         typer.Option(
@@ -39,12 +45,7 @@ def rubrics_command(
     out: Annotated[
         Path, typer.Option("--out", help="Rubrics JSONL (appended to).", rich_help_panel="Output")
     ],
-    repos_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--repos-dir", help="Local git clones for repository context.", rich_help_panel="Input"
-        ),
-    ] = None,
+    repos_dir: ReposDirOption = None,
     force: Annotated[
         bool,
         typer.Option(
@@ -81,29 +82,14 @@ def rubrics_command(
 
 @app.command("score", rich_help_panel="Score patches")
 def score_command(
-    tasks: Annotated[
-        str, typer.Argument(help="Tasks: .jsonl/.json/.parquet, a saved dataset or a hub id.")
-    ],
-    candidates: Annotated[str, typer.Argument(help="Candidate patches (JSONL).")],
-    rubrics: Annotated[
-        Path, typer.Option("--rubrics", help="Frozen rubrics JSONL.", rich_help_panel="Input")
-    ],
+    tasks: TasksArg,
+    candidates: CandidatesArg,
+    rubrics: RubricsOption,
     judge: Annotated[
         str, typer.Option("--judge", help="provider:model of the judge.", rich_help_panel="Model")
     ],
-    out: Annotated[
-        Path,
-        typer.Option("--out", help="Run folder (resumed if it exists).", rich_help_panel="Output"),
-    ],
-    runs: Annotated[
-        int,
-        typer.Option(
-            "--runs",
-            min=1,
-            help="Repeat runs per candidate (sample indices 0..K-1).",
-            rich_help_panel="Model",
-        ),
-    ] = 1,
+    out: RunOutOption,
+    runs: RunsOption = 1,
     split: SplitOption = "test",
     config: ConfigOption = None,
     no_cache: NoCacheOption = False,

@@ -12,13 +12,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judge.batching import BatchCollector, PendingRequest
-from judge.cache import ReplyCache
-from judge.config import LLMSettings
-from judge.llm import LLMClient
-from judge.pricing import Ledger, PriceTable, cost_usd
-from judge.providers.openai_provider import completion_from_body
-from judge.types import Completion, Usage
+from judge.llm.batching import BatchCollector, PendingRequest
+from judge.llm.cache import ReplyCache
+from judge.llm.client import LLMClient
+from judge.llm.pricing import Ledger, PriceTable, cost_usd
+from judge.llm.providers.openai_provider import completion_from_body
+from judge.llm.settings import LLMSettings
+from judge.llm.types import Completion, Usage
 
 
 def write_requests(path: Path, pending: list[PendingRequest]) -> int:

@@ -11,8 +11,9 @@ from typing import Annotated
 
 import typer
 
-from judge import __version__, cli_batch, cli_jobs, cli_llm, cli_score  # noqa: F401  (they register commands)
-from judge.cli_common import app, console
+from judge import __version__
+from judge.cli import batch, jobs, llm, score  # noqa: F401  (they register commands)
+from judge.cli.common import app, console
 
 __all__ = ["app"]
 

@@ -6,9 +6,9 @@ import os
 
 from pydantic import BaseModel
 
-from judge.config import LLMSettings
-from judge.llm import LLMClient
-from judge.types import LLMResult, Message
+from judge.llm.client import LLMClient
+from judge.llm.settings import LLMSettings
+from judge.llm.types import LLMResult, Message
 
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 

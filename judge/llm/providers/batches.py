@@ -11,10 +11,10 @@ import json
 from dataclasses import dataclass
 from typing import Protocol
 
-from judge.batching import PendingRequest
-from judge.config import ProviderSettings
-from judge.providers.keys import resolve_api_key
-from judge.types import Completion
+from judge.llm.batching import PendingRequest
+from judge.llm.providers.keys import resolve_api_key
+from judge.llm.settings import ProviderSettings
+from judge.llm.types import Completion
 
 OPENAI_TERMINAL = {"completed", "failed", "expired", "cancelled"}
 ANTHROPIC_TERMINAL = {"ended"}
@@ -84,8 +84,8 @@ class OpenAIBatches:
         return [json.loads(line) for line in content.text.splitlines() if line.strip()]
 
     async def results(self, batch_id: str) -> list[Result]:
-        from judge.batch_files import _line_error
-        from judge.providers.openai_provider import completion_from_body
+        from judge.llm.batch_files import _line_error
+        from judge.llm.providers.openai_provider import completion_from_body
 
         batch = await self._client.batches.retrieve(batch_id)
         rows = await self._lines(batch.output_file_id) + await self._lines(batch.error_file_id)
@@ -133,7 +133,7 @@ class AnthropicBatches:
         )
 
     async def results(self, batch_id: str) -> list[Result]:
-        from judge.providers.anthropic_provider import completion_from_message
+        from judge.llm.providers.anthropic_provider import completion_from_message
 
         found: list[Result] = []
         async for item in await self._client.messages.batches.results(batch_id):

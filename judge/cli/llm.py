@@ -8,16 +8,11 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from judge.cli_common import (
-    ConfigOption,
-    SetOption,
-    _fail,
-    console,
-    llm_app,
-)
+from judge.cli.common import _fail, console, llm_app
+from judge.cli.options import ConfigOption, SetOption
 from judge.config import load_app_settings
-from judge.llm_checks import PingReply, ping, provider_status
-from judge.types import ConfigError, LLMError
+from judge.llm.checks import PingReply, ping, provider_status
+from judge.llm.types import ConfigError, LLMError
 
 
 @llm_app.command("check")

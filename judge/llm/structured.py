@@ -6,7 +6,7 @@ import re
 
 from pydantic import BaseModel, ValidationError
 
-from judge.types import Message
+from judge.llm.types import Message
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*)\n\s*```\s*$", re.DOTALL)
 MAX_ERROR_CHARS = 2000

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from judge.types import Completion, LLMRequest
+from judge.llm.types import Completion, LLMRequest
 
 KEY_VERSION = 1
 

@@ -15,10 +15,10 @@ import openai
 from openai.lib._parsing import type_to_response_format_param
 from pydantic import BaseModel
 
-from judge.config import ProviderSettings
-from judge.providers.errors import translate_sdk_error
-from judge.providers.keys import resolve_api_key
-from judge.types import Completion, GenerationOptions, Message
+from judge.llm.providers.errors import translate_sdk_error
+from judge.llm.providers.keys import resolve_api_key
+from judge.llm.settings import ProviderSettings
+from judge.llm.types import Completion, GenerationOptions, Message
 
 
 class OpenAIProvider:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judge.config import read_yaml
-from judge.paths import config_path
-from judge.types import ConfigError, Usage
+from judge.llm.paths import config_path
+from judge.llm.settings import read_yaml
+from judge.llm.types import ConfigError, Usage
 
 log = logging.getLogger(__name__)
 

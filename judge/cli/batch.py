@@ -9,15 +9,21 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from judge.cli_common import (
-    ConfigOption,
-    SetOption,
-    SplitOption,
+from judge.cli.common import (
     _fail,
     _settings,
     app,
     console,
     run_job,
+)
+from judge.cli.options import (
+    CandidatesArg,
+    ConfigOption,
+    RubricsOption,
+    RunsOption,
+    SetOption,
+    SplitOption,
+    TasksArg,
 )
 
 batch_app = typer.Typer(help="Batch files and provider batches.", no_args_is_help=True)
@@ -32,7 +38,7 @@ FileOption = Annotated[Path, typer.Option("--file", help="Where to write the bat
 
 @export_app.command("rubrics")
 def export_rubrics(
-    tasks: Annotated[str, typer.Argument(help="Tasks file, saved dataset or hub id.")],
+    tasks: TasksArg,
     generator: Annotated[str, typer.Option("--generator", help="provider:model.")],
     out: Annotated[Path, typer.Option("--out", help="The rubrics JSONL the stage will fill.")],
     file: FileOption,
@@ -51,13 +57,13 @@ def export_rubrics(
 
 @export_app.command("score")
 def export_score(
-    tasks: Annotated[str, typer.Argument(help="Tasks file, saved dataset or hub id.")],
-    candidates: Annotated[str, typer.Argument(help="Candidate patches (JSONL).")],
-    rubrics: Annotated[Path, typer.Option("--rubrics", help="Frozen rubrics JSONL.")],
+    tasks: TasksArg,
+    candidates: CandidatesArg,
+    rubrics: RubricsOption,
     judge: Annotated[str, typer.Option("--judge", help="provider:model of the judge.")],
     out: Annotated[Path, typer.Option("--out", help="Run folder (cache hits are judged now).")],
     file: FileOption,
-    runs: Annotated[int, typer.Option("--runs", min=1)] = 1,
+    runs: RunsOption = 1,
     split: SplitOption = "test",
     config: ConfigOption = None,
     sets: SetOption = None,
@@ -93,14 +99,14 @@ def import_results(
     sets: SetOption = None,
 ) -> None:
     """Read batch results into the reply cache; re-running the stage then completes from it."""
-    from judge.batch_files import (
+    from judge.llm.batch_files import (
         CacheImporter,
         import_openai_output,
         read_request_index,
         read_specs,
     )
-    from judge.cache import ReplyCache
-    from judge.pricing import Ledger, load_prices
+    from judge.llm.cache import ReplyCache
+    from judge.llm.pricing import Ledger, load_prices
 
     settings = _settings(config, None, sets).llm
     specs = read_specs(requests) if requests else {}
@@ -130,7 +136,7 @@ def status(
     run_dir: Annotated[Path, typer.Argument(help="A run folder (or rubrics file) with batches.")],
 ) -> None:
     """Each batch's state, counts and what was imported (from the saved batch state)."""
-    from judge.batch_runner import STATE_FILE, load_state
+    from judge.llm.batch_runner import STATE_FILE, load_state
 
     path = (
         run_dir / STATE_FILE

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from types import ModuleType
 
-from judge.retry import parse_retry_after
-from judge.types import LLMError, PermanentError, TransientError
+from judge.llm.retry import parse_retry_after
+from judge.llm.types import LLMError, PermanentError, TransientError
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from judge.config import ProviderSettings
-from judge.types import Completion, ConfigError, GenerationOptions, Message, PermanentError
+from judge.llm.settings import ProviderSettings
+from judge.llm.types import Completion, ConfigError, GenerationOptions, Message, PermanentError
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ class ScriptedProvider:
             return load_script_file(Path(settings.script))
         raise ConfigError(
             f"no script installed for scripted:{model}; the scripted provider is a test double "
-            "(install one with judge.providers.scripted.install_script, or set "
+            "(install one with judge.llm.providers.scripted.install_script, or set "
             "providers.scripted.script)"
         )
 

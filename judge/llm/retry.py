@@ -21,8 +21,8 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from judge.config import RetrySettings
-from judge.types import TransientError
+from judge.llm.settings import RetrySettings
+from judge.llm.types import TransientError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
