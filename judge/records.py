@@ -148,3 +148,18 @@ class ErrorRecord(BaseModel):
     @classmethod
     def from_record_error(cls, error: RecordError) -> ErrorRecord:
         return cls(record=error.source, reason=error.reason)
+
+
+class NothingProducedError(RuntimeError):
+    """A job ended without a single result; its message says why in one paragraph and where the
+    full list of failures is, so the command can exit 1 without a traceback."""
+
+
+def explain_failures(what: str, errors: list[ErrorRecord], total: int, where: str) -> str:
+    """One paragraph: how many items failed, the first few reasons, and where the rest are."""
+    first = "; ".join(f"{e.record}: {e.reason}" for e in errors[:3])
+    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+    return (
+        f"{what}: {len(errors)} of {total} failed. First reasons: {first}{more}. "
+        f"The full list is in {where}."
+    )

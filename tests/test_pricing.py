@@ -76,3 +76,23 @@ def test_ledger_totals_per_model_and_ignores_cached_tokens():
     assert rows["a"]["input_tokens"] == 100  # the hit's tokens were paid for earlier
     assert rows["total"]["cost_usd"] == pytest.approx(0.5 + 0.25)
     assert rows["total"]["output_tokens"] == 10 + 5
+
+
+def test_bill_separates_batch_live_and_savings():
+    from judge.llm.pricing import Ledger, money
+    from judge.llm.types import Usage
+
+    ledger = Ledger()
+    ledger.add_batch("k1", Usage(model="m", input_tokens=10, cost_usd=0.25))
+    ledger.add(Usage(model="m", input_tokens=5, cost_usd=1.0))  # a live call
+    ledger.add(Usage(model="m", cache_hits=1))  # a hit on k1: bought by this run
+    ledger.add_saving("k1", 0.5)
+    ledger.add(Usage(model="m", cache_hits=1))  # a hit on an older reply
+    ledger.add_saving("k0", 0.75)
+    bill = ledger.bill()
+    assert bill["spent_usd"] == 0.25 + 1.0
+    assert (bill["batch_usd"], bill["batch_requests"]) == (0.25, 1)
+    assert (bill["live_usd"], bill["live_calls"]) == (1.0, 1)
+    assert (bill["cache_hits"], bill["saved_usd"]) == (2, 0.75)
+    ledger.add_saving("k2", None)  # an unknown price makes the saving unknown, never 0
+    assert ledger.bill()["saved_usd"] is None and money(None) == "unknown"

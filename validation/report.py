@@ -14,6 +14,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from judge.jsonl import read_jsonl
 from judge.judgement import Judgement
+from judge.llm.pricing import money
 from validation import plots
 from validation.frame import judgements_frame
 
@@ -184,14 +185,32 @@ def hostile_rows(main: dict, baseline: dict | None) -> list[list[str]]:
     return rows
 
 
-def run_rows(stage: dict) -> list[list[str]]:
+def bill_rows(bill: dict | None) -> list[list[str]]:
+    """The money this run spent (every stage, batch and live apart) and what hits saved."""
+    if not bill:
+        return []
+    return [
+        [
+            "spent by this run (all stages)",
+            f"{money(bill['spent_usd'])}: batch {money(bill['batch_usd'])} for "
+            f"{bill['batch_requests']} requests at the batch price, live "
+            f"{money(bill['live_usd'])} for {bill['live_calls']} calls",
+        ],
+        [
+            "saved by cache hits (live prices)",
+            f"{money(bill['saved_usd'])} over {bill['cache_hits']} hits "
+            "(replies bought by this run's batches not counted)",
+        ],
+    ]
+
+
+def run_rows(stage: dict, bill: dict | None = None) -> list[list[str]]:
     run = stage["checks"]["run"]
-    cost = "unknown" if run["cost_usd"] is None else f"${run['cost_usd']:.4f}"
     return [
         ["judgements", str(run["judgements"])],
         ["judge calls (cache hits)", f"{run['judge_calls']} ({run['cache_hits']})"],
         ["tokens in / out", f"{run['input_tokens']} / {run['output_tokens']}"],
-        ["cost", cost],
+        *bill_rows(bill),
         ["unparsed rate", fmt(run["unparsed_rate"])],
         ["unverified-evidence rate (of yes answers)", fmt(run["unverified_yes_rate"])],
         ["truncated rate", fmt(run["truncated_rate"])],
@@ -263,7 +282,7 @@ def context(metrics: dict) -> dict:
         "baseline": baseline,
         "check_columns": [*columns, "published"],
         "checks": check_rows(main, baseline),
-        "run": run_rows(main),
+        "run": run_rows(main, metrics.get("bill")),
         "comparison": metrics.get("comparison"),
         "comparison_rows": comparison_rows(metrics.get("comparison")),
         "hostile": hostile_rows(main, baseline),

@@ -25,6 +25,7 @@ from judge.cli.options import (
     SplitOption,
     TasksArg,
 )
+from judge.llm.pricing import money
 
 batch_app = typer.Typer(help="Batch files and provider batches.", no_args_is_help=True)
 export_app = typer.Typer(
@@ -121,12 +122,11 @@ def import_results(
     for kind, rows in (("failed", summary.failed), ("invalid", summary.invalid)):
         for row in rows[:20]:
             console.print(f"{kind}: {row['custom_id'][:16]}… {row['reason']}", highlight=False)
-    cost = ledger.total().cost_usd
     console.print(
         f"imported {summary.imported}, failed {len(summary.failed)}, invalid "
         f"{len(summary.invalid)} (re-run the stage: failed lines are retried live, invalid "
         f"replies get their repair request) · batch cost "
-        f"{'unknown' if cost is None else f'${cost:.4f}'}",
+        f"{money(ledger.total().cost_usd)}",
         highlight=False,
     )
 
@@ -161,7 +161,7 @@ def status(
                     counts or "–",
                     record.imported_ok if record.imported else "no",
                     len(record.failed),
-                    "unknown" if record.cost_usd is None else f"${record.cost_usd:.4f}",
+                    money(record.cost_usd),
                 )
             )
         )

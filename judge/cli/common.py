@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import time
+from collections import Counter
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
@@ -13,7 +15,7 @@ from rich.console import Console
 from judge.cli.progress import progress_bar
 from judge.config import AppSettings, load_app_settings
 from judge.llm.types import ConfigError, LLMError
-from judge.records import ErrorRecord, RecordError
+from judge.records import ErrorRecord, NothingProducedError, RecordError
 
 T = TypeVar("T")
 
@@ -23,9 +25,25 @@ app.add_typer(llm_app, name="llm", rich_help_panel="Tools")
 console = Console()
 
 
+# Exit codes, documented in the README: a CI job can tell a clean run, a run that produced
+# nothing, a refused command, and a run that produced results but skipped some records.
+EXIT_NOTHING = 1
+EXIT_USAGE = 2
+EXIT_PARTIAL = 3
+
+
+def exit_for(produced: int, failed: int) -> None:
+    """0 when nothing failed; 3 when some records failed (listed in errors.jsonl); 1 when
+    nothing was produced at all."""
+    if failed and not produced:
+        raise typer.Exit(code=EXIT_NOTHING)
+    if failed:
+        raise typer.Exit(code=EXIT_PARTIAL)
+
+
 def _fail(message: str) -> typer.Exit:
     console.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
-    return typer.Exit(code=2)
+    return typer.Exit(code=EXIT_USAGE)
 
 
 def _settings(
@@ -42,17 +60,37 @@ def _batch_options(settings: AppSettings, state: Path, enabled: bool):
         return None
     from judge.llm.batch_runner import BatchOptions
 
+    interval = settings.batch.poll_interval_s
     return BatchOptions(
-        state, settings.batch.poll_interval_s, settings.batch.max_rounds, progress=_print_batches
+        state, interval, settings.batch.max_rounds, progress=BatchStatusLine(interval)
     )
 
 
-def _print_batches(state) -> None:
-    """One status line per poll of the running batches."""
-    waiting = [b for b in state.batches if not b.imported]
-    shown = ", ".join(f"{b.id}: {b.status} {b.counts}" for b in waiting[:3])
-    done = len(state.batches) - len(waiting)
-    console.print(f"batches: {len(waiting)} running, {done} imported · {shown}", highlight=False)
+class BatchStatusLine:
+    """One status line per poll of the running batches, on a terminal only (logs stay quiet):
+    requests done/failed/total over the waiting batches, time since the first poll, next poll."""
+
+    def __init__(self, interval_s: float) -> None:
+        self.interval_s = interval_s
+        self.started = time.monotonic()
+
+    def __call__(self, state) -> None:
+        if not console.is_terminal:
+            return
+        console.print(self.render(state), highlight=False)
+
+    def render(self, state) -> str:
+        waiting = [b for b in state.batches if not b.imported]
+        count = Counter()
+        for record in waiting:
+            count.update({k: int(v or 0) for k, v in record.counts.items()})
+        elapsed = time.monotonic() - self.started
+        next_poll = f" · next poll in {self.interval_s:.0f} s" if waiting else ""
+        return (
+            f"batches: {len(waiting)} running, {len(state.batches) - len(waiting)} imported · "
+            f"requests {count['completed']} done / {count['failed']} failed / "
+            f"{count['total']} total · {elapsed:.0f} s elapsed{next_poll}"
+        )
 
 
 def _print_errors(errors: list[ErrorRecord], limit: int = 20) -> None:
@@ -72,3 +110,6 @@ def run_job(label: str | None, start: Callable[[Callable | None], Coroutine[Any,
             return asyncio.run(start(update))
     except (ConfigError, RecordError, LLMError) as exc:
         raise _fail(str(exc)) from exc
+    except NothingProducedError as exc:
+        console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+        raise typer.Exit(code=EXIT_NOTHING) from exc

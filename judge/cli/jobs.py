@@ -18,6 +18,7 @@ from judge.cli.common import (
     _settings,
     app,
     console,
+    exit_for,
     run_job,
 )
 from judge.cli.options import (
@@ -45,6 +46,7 @@ from judge.cli.options import (
     SplitOption,
     SystemsOption,
 )
+from judge.llm.pricing import money
 from judge.llm.types import ConfigError
 
 
@@ -104,13 +106,23 @@ def validate_command(
     for row in check_rows(metrics["main"], metrics["baseline"]):
         table.add_row(*(Text(cell) for cell in row))
     console.print(table)
+    if metrics.get("baseline_skipped"):
+        console.print(f"[yellow]note:[/yellow] {metrics['baseline_skipped']}", highlight=False)
     leak = metrics["leak_audit"]
     console.print(
         f"leak audit: {leak['pipeline_leaks']} leaks by the pipeline in "
         f"{leak['prompts_scanned']} prompts · report: {out / 'report.md'}, {out / 'report.html'}",
         highlight=False,
     )
+    bill = metrics["bill"]
+    console.print(
+        f"cost of this run: {money(bill['spent_usd'])} (batch {money(bill['batch_usd'])}, "
+        f"live {money(bill['live_usd'])}) · {bill['cache_hits']} cache hits saved "
+        f"{money(bill['saved_usd'])}",
+        highlight=False,
+    )
     _report_comparison(metrics.get("comparison"), fail_on_regression)
+    exit_for(metrics["counts"]["judgements"], metrics["counts"]["errors"])
 
 
 def _report_comparison(comparison: dict | None, fail_on_regression: bool) -> None:

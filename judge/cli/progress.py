@@ -8,17 +8,21 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from judge.llm.pricing import Ledger
+from judge.llm.pricing import Ledger, money
 
 
 def ledger_line(ledger: Ledger, done: int = 0, planned: int = 0) -> str:
     """Cost so far, and once some work is done an estimate for all of it at the same rate."""
     total = ledger.total()
-    cost = "unknown" if total.cost_usd is None else f"${total.cost_usd:.4f}"
     estimate = ""
     if total.cost_usd is not None and 0 < done < planned:
         estimate = f" (≈ ${total.cost_usd / done * planned:.4f} for all {planned})"
-    return f"cost {cost}{estimate} · {total.calls} calls · {total.cache_hits} cache hits"
+    bill = ledger.bill()
+    batch = f", batch {money(bill['batch_usd'])}" if bill["batch_requests"] else ""
+    return (
+        f"cost {money(total.cost_usd)}{batch}{estimate} · {total.calls} calls · "
+        f"{total.cache_hits} cache hits (saved {money(bill['saved_usd'])})"
+    )
 
 
 @contextmanager

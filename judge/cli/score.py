@@ -14,6 +14,7 @@ from judge.cli.common import (
     _settings,
     app,
     console,
+    exit_for,
     run_job,
 )
 from judge.cli.options import (
@@ -78,6 +79,7 @@ def rubrics_command(
         f"{len(summary.errors)} failed → {out} · {ledger_line(summary.ledger)}",
         highlight=False,
     )
+    exit_for(summary.generated + summary.skipped_existing, len(summary.errors))
 
 
 @app.command("score", rich_help_panel="Score patches")
@@ -118,6 +120,7 @@ def score_command(
         f"{len(summary.errors)} errors → {out} · {ledger_line(summary.ledger)}",
         highlight=False,
     )
+    exit_for(summary.judged + summary.skipped_done, len(summary.errors))
 
 
 @app.command("show", rich_help_panel="Score patches")

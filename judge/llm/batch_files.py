@@ -111,14 +111,15 @@ class CacheImporter:
             completion.output_tokens,
             batch=True,
         )
-        self.ledger.add(
+        self.ledger.add_batch(
+            custom_id,
             Usage(
                 model=spec,
                 input_tokens=completion.input_tokens,
                 cached_input_tokens=completion.cached_input_tokens,
                 output_tokens=completion.output_tokens,
                 cost_usd=cost,
-            )
+            ),
         )
         return cost
 

@@ -24,7 +24,7 @@ from judge.llm.batching import BatchCollector, PendingRequest
 from judge.llm.cache import ReplyCache
 from judge.llm.client import LLMClient
 from judge.llm.files import write_json_atomic
-from judge.llm.pricing import Ledger, load_prices
+from judge.llm.pricing import Ledger, add_costs, load_prices
 from judge.llm.providers.batches import BACKENDS, BatchBackend, chunks
 from judge.llm.settings import LLMSettings
 from judge.llm.types import ConfigError
@@ -124,10 +124,6 @@ async def submit(
     return submitted
 
 
-def _add_cost(total: float | None, cost: float | None) -> float | None:
-    return None if total is None or cost is None else total + cost
-
-
 async def _collect(record: BatchRecord, backend: BatchBackend, importer: CacheImporter) -> None:
     for custom_id, completion, error in await backend.results(record.id):
         if completion is None:
@@ -135,7 +131,7 @@ async def _collect(record: BatchRecord, backend: BatchBackend, importer: CacheIm
         else:
             spec = record.specs.get(custom_id, record.provider)
             cost = importer.store(custom_id, spec, completion)
-            record.cost_usd = _add_cost(record.cost_usd, cost)
+            record.cost_usd = add_costs(record.cost_usd, cost)
             record.imported_ok += 1
     record.imported = True
     record.finished_at = datetime.now(UTC).isoformat()

@@ -167,6 +167,7 @@ class ModelClient:
         cached = cache.get(key) if cache is not None else None
         if cached is not None:
             usage = self._usage(cached, cost=0.0, cache_hit=True)
+            self._client.ledger.add_saving(key, self._cost(cached))
         elif self._client.defer is not None:
             self._client.defer.add(PendingRequest(key, self.spec, request, self.structured))
             raise DeferredRequest(f"{self.spec}: deferred to a batch ({key[:12]})")

@@ -4,6 +4,7 @@ through the real SDKs against a loopback emulator, including a kill while pollin
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 
@@ -309,3 +310,71 @@ def test_imported_replies_are_charged_at_the_batch_price(tmp_path):
     assert ledger.total().cost_usd == pytest.approx(cost)
     assert cache.get("k" * 64).text == "{}"
     cache.close()
+
+
+async def test_validate_batch_report_shows_what_the_run_spent(mini, tmp_path, batch_server):
+    """The report's bill: batch imports at the batch price; on a resumed run the same replies
+    are cache hits that spend nothing and save their live price."""
+    from validation.validate import ValidateJob, validate
+
+    emulator, settings = batch_server
+    job = ValidateJob(
+        out=tmp_path / "report",
+        data=str(mini / "tasks.jsonl"),
+        candidates=(str(mini / "candidates.jsonl"),),
+        judge="openai:gpt-4.1-mini",
+        runs=1,
+        baseline=False,
+    )
+    metrics = await validate(job, settings, batch=BatchOptions(tmp_path / "b.json", 0.01))
+    bill = metrics["bill"]
+    requests = emulator.submissions and bill["batch_requests"]
+    # 6 non-empty candidates and 3 gold patches; a gold patch equal to a candidate is the same
+    # request, asked once
+    assert requests == 8
+    records = load_state(tmp_path / "b.json").batches
+    assert bill["batch_usd"] > 0
+    assert bill["batch_usd"] == pytest.approx(sum(r.cost_usd for r in records))
+    assert bill["spent_usd"] == pytest.approx(bill["batch_usd"])
+    assert bill["live_calls"] == 0 and bill["saved_usd"] == 0  # hits on our own purchases
+    report = (job.out / "report.md").read_text()
+    assert f"${bill['spent_usd']:.4f}: batch ${bill['batch_usd']:.4f} for 8 requests" in report
+    assert "$0.0000: batch" not in report
+
+    fresh = dataclasses.replace(job, out=tmp_path / "again")  # same cache, new report folder
+    again = (await validate(fresh, settings))["bill"]
+    assert again["spent_usd"] == 0 and again["cache_hits"] == 9 and again["live_calls"] == 0
+    # every hit saves its live price (twice the batch price); the repeated request twice
+    assert again["saved_usd"] >= 2 * bill["batch_usd"] - 1e-12
+    assert again["saved_usd"] < 2 * bill["batch_usd"] * 9 / 8 * 1.5
+
+
+def test_batch_status_line_is_one_readable_line(monkeypatch):
+    from judge.cli import common
+    from judge.llm.batch_runner import BatchRecord, BatchStateFile
+
+    state = BatchStateFile(
+        batches=[
+            BatchRecord(
+                id="b1",
+                provider="openai",
+                specs={},
+                status="in_progress",
+                counts={"completed": 3, "failed": 1, "total": 24},
+            ),
+            BatchRecord(
+                id="b2",
+                provider="openai",
+                specs={},
+                imported=True,
+                counts={"completed": 5, "failed": 0, "total": 5},
+            ),
+        ]
+    )
+    line = common.BatchStatusLine(30).render(state)
+    assert line.startswith("batches: 1 running, 1 imported · requests 3 done / 1 failed / 24")
+    assert "s elapsed · next poll in 30 s" in line and "{" not in line
+    printed = []
+    monkeypatch.setattr(common.console, "print", lambda *a, **k: printed.append(a))
+    common.BatchStatusLine(30)(state)  # not a terminal under pytest: quiet
+    assert printed == []
