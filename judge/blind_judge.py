@@ -14,9 +14,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from judge.blinding import blind_patch, label_strings, redact
+from judge.blinding import blind_patch_counted, label_strings, redact_counted
 from judge.config import JudgeSettings
 from judge.diff import parse_diff
+from judge.diff_budget import budget_diff
 from judge.evidence import normalised_diff, quote_in_diff
 from judge.fencing import fence, truncate
 from judge.judgement import CriterionResult, Judgement
@@ -54,6 +55,7 @@ class JudgePrompt:
     shown_diff: str
     truncated: bool
     prompt_hash: str
+    redactions: int = 0
 
 
 def criterion_order(
@@ -68,11 +70,11 @@ def build_judge_prompt(
     task: Task, candidate: Candidate, rubric: Rubric, settings: JudgeSettings, run_index: int
 ) -> JudgePrompt:
     """The judge's whole view of a candidate; raises `DiffError` for a malformed diff."""
-    blinded = blind_patch(candidate.patch, candidate.labels)
+    blinded, redactions = blind_patch_counted(candidate.patch, candidate.labels)
     parse_diff(blinded)
-    shown, truncated = truncate(blinded, settings.max_diff_tokens)
+    shown, truncated = budget_diff(blinded, settings.max_diff_tokens)
     description, _ = truncate(task.description, settings.max_description_tokens)
-    description = redact(description, label_strings(candidate.labels))
+    description, in_task = redact_counted(description, label_strings(candidate.labels))
     order = criterion_order(rubric, candidate.candidate_id, run_index, settings.shuffle_seed)
     prompt = load_prompt(PROMPT_NAME)
     messages = prompt.render(
@@ -80,7 +82,7 @@ def build_judge_prompt(
         diff=fence(shown, "candidate_diff"),
         criteria=[{"id": cid, "question": rubric.criterion(cid).question} for cid in order],
     )
-    return JudgePrompt(messages, order, shown, truncated, prompt.hash)
+    return JudgePrompt(messages, order, shown, truncated, prompt.hash, redactions + in_task)
 
 
 def _result(rubric: Rubric, cid: str, answer: CriterionAnswer, searchable: str, strict: bool):
@@ -161,6 +163,7 @@ def judgement_from_result(
         "prompt_hash": shown.prompt_hash,
         "order": list(shown.order),
         "usage": result.usage,
+        "redactions": shown.redactions,
     }
     if result.status != "ok":
         return Judgement(

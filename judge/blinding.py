@@ -1,7 +1,11 @@
 """Blinding: the judge must not be able to tell which model, harness or route wrote a patch.
 
 Git metadata (format-patch headers, commit messages, trailers, signatures) goes, and every label
-value of the candidate is redacted wherever it appears, in any letter case.
+that can identify the source (system, model, run, route names and their distinctive parts) is
+redacted wherever it stands as a word of its own, in any letter case. Generic values are never
+redacted — booleans, numbers, the conditions the product assigns, short words and common words —
+and matches respect identifier boundaries, so `StandardErrorCode` or "standard output" reach the
+judge intact: rewriting code the judge must read would fail correct patches.
 """
 
 from __future__ import annotations
@@ -12,6 +16,86 @@ from typing import Any
 
 REDACTED = "[redacted]"
 MIN_LABEL_CHARS = 4  # shorter values ("gpt", "v1") would shred ordinary code
+# Labels the product sets itself: they say nothing about who wrote the patch.
+PRODUCT_LABELS = frozenset(
+    {"condition", "resolved", "empty", "gold", "run_index", "task_id", "instance_id"}
+)
+# Words that name no source but stand in code and prose everywhere (and in system names:
+# "mini-swe-agent", "Qwen2.5-Coder-32B-Instruct"); a distinctive name is never among them.
+GENERIC_WORDS = frozenset(
+    {
+        "standard",
+        "default",
+        "base",
+        "main",
+        "test",
+        "tests",
+        "true",
+        "false",
+        "none",
+        "null",
+        "gold",
+        "agent",
+        "agents",
+        "mini",
+        "model",
+        "models",
+        "code",
+        "coder",
+        "chat",
+        "instruct",
+        "preview",
+        "latest",
+        "large",
+        "small",
+        "medium",
+        "turbo",
+        "flash",
+        "lite",
+        "plus",
+        "high",
+        "low",
+        "final",
+        "run",
+        "runs",
+        "release",
+        "stable",
+        "beta",
+        "alpha",
+        "experimental",
+        "issue",
+        "removed",
+        "removal",
+        "output",
+        "input",
+        "error",
+        "errors",
+        "value",
+        "values",
+        "data",
+        "type",
+        "types",
+        "name",
+        "names",
+        "text",
+        "list",
+        "dict",
+        "class",
+        "function",
+        "method",
+        "result",
+        "results",
+        "patch",
+        "patches",
+        "diff",
+        "change",
+        "changes",
+        "fix",
+        "",
+    }
+)
+_NUMBERISH = re.compile(r"[v\d][\d.\-_]*[a-z]?|\d+[bkm]", re.IGNORECASE)
+_PARTS = re.compile(r"[/_\-.:\s@]+")
 TRAILER = re.compile(
     r"(co-authored-by:|signed-off-by:|generated with|🤖 generated)[^\n]*", re.IGNORECASE
 )
@@ -26,39 +110,69 @@ def strip_git_metadata(patch: str) -> str:
     return _SIGNATURE.sub("\n", body)
 
 
+def _is_generic(value: str) -> bool:
+    """Too short, a number or version, or a word that ordinary code and prose use."""
+    word = value.strip().lower()
+    return (
+        len(word) < MIN_LABEL_CHARS
+        or _NUMBERISH.fullmatch(word) is not None
+        or word in GENERIC_WORDS
+    )
+
+
+def _variants(value: str) -> set[str]:
+    """The value, its last path component (`org/acme-coder-7b` also hides `acme-coder-7b`), and
+    its distinctive parts (`claude-3-7-sonnet-20250219` also hides `claude` and `sonnet`)."""
+    value = value.strip()
+    variants = {value, value.rstrip("/").rsplit("/", 1)[-1]}
+    variants |= set(_PARTS.split(value))
+    return {v for v in variants if v and not _is_generic(v)}
+
+
 def label_strings(labels: Mapping[str, Any]) -> list[str]:
-    """Every string label value worth redacting, plus its last path component
-    (`org/acme-coder-7b` also hides `acme-coder-7b`), longest first."""
+    """The strings that could tell the judge who wrote a patch, longest first: string values of
+    every label but the ones the product assigns itself, booleans and numbers never."""
     found: set[str] = set()
-    for value in labels.values():
-        if not isinstance(value, str):
+    for key, value in labels.items():
+        if key in PRODUCT_LABELS or not isinstance(value, str):
             continue
-        for variant in (value.strip(), value.strip().rstrip("/").rsplit("/", 1)[-1]):
-            if len(variant) >= MIN_LABEL_CHARS:
-                found.add(variant)
-    return sorted(found, key=len, reverse=True)
+        found |= _variants(value)
+    return sorted(found, key=lambda s: (-len(s), s))
+
+
+def redact_counted(text: str, secrets: Iterable[str]) -> tuple[str, int]:
+    """Remove every whole-word occurrence of every string, case-insensitively, until none is
+    left; returns the text and how many replacements were made."""
+    pattern = _alternation(secrets)
+    if pattern is None:
+        return text, 0
+    total = 0
+    for _ in range(8):  # a replacement can join two halves into a new match; bounded
+        text, count = pattern.subn(REDACTED, text)
+        total += count
+        if count == 0:
+            break
+    return text, total
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """Remove every occurrence of every string, case-insensitively, until none is left."""
-    pattern = _alternation(secrets)
-    if pattern is None:
-        return text
-    for _ in range(8):  # a replacement can join two halves into a new match; bounded
-        text, count = pattern.subn(REDACTED, text)
-        if count == 0:
-            break
-    return text
+    return redact_counted(text, secrets)[0]
 
 
 def _alternation(secrets: Iterable[str]) -> re.Pattern[str] | None:
     ordered = sorted({s for s in secrets if s}, key=len, reverse=True)
     if not ordered:
         return None
-    return re.compile("|".join(re.escape(s) for s in ordered), re.IGNORECASE)
+    words = "|".join(re.escape(s) for s in ordered)
+    return re.compile(rf"(?<![A-Za-z0-9_])(?:{words})(?![A-Za-z0-9_])", re.IGNORECASE)
+
+
+def blind_patch_counted(patch: str, labels: Mapping[str, Any]) -> tuple[str, int]:
+    """The diff as the judge may see it, and how many label strings were redacted from it."""
+    body, trailers = TRAILER.subn(REDACTED, strip_git_metadata(patch))
+    body, count = redact_counted(body, label_strings(labels))
+    return body, trailers + count
 
 
 def blind_patch(patch: str, labels: Mapping[str, Any]) -> str:
-    """The diff as the judge may see it."""
-    body = TRAILER.sub(REDACTED, strip_git_metadata(patch))
-    return redact(body, label_strings(labels))
+    return blind_patch_counted(patch, labels)[0]

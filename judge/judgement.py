@@ -54,6 +54,8 @@ class Judgement(BaseModel):
     """The criterion order the judge was shown."""
     flags: list[str] = Field(default_factory=list)
     patch_size: int | None = None
+    redactions: int = 0
+    """Label strings redacted from what the judge saw (diff and task text)."""
     """Changed lines of the candidate (added + removed); best-of-N prefers smaller on ties."""
     reason: str | None = None
     raw_reply: str | None = None

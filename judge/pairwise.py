@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from judge.blinding import blind_patch, label_strings, redact
 from judge.config import JudgeSettings
+from judge.diff_budget import budget_diff
 from judge.fencing import fence, truncate
 from judge.llm.client import ModelClient
 from judge.llm.types import Message
@@ -37,7 +38,9 @@ def pairwise_messages(
     secrets = label_strings(first.labels) + label_strings(second.labels)
 
     def shown(candidate: Candidate) -> str:
-        text, _ = truncate(blind_patch(candidate.patch, candidate.labels), settings.max_diff_tokens)
+        text, _ = budget_diff(
+            blind_patch(candidate.patch, candidate.labels), settings.max_diff_tokens
+        )
         return fence(redact(text, secrets), "candidate_diff")
 
     description, _ = truncate(task.description, settings.max_description_tokens)

@@ -20,6 +20,7 @@ from judge.prompts import load_prompt
 from judge.records import Task
 from judge.rubric import Category, Check, CheckKind, Criterion, Rubric
 from rubric_gen.lint import lint_rubric
+from rubric_gen.vocabulary import vocabulary
 
 PROMPT_NAME = "rubric"
 
@@ -121,6 +122,11 @@ def freeze(task: Task, items: list[NumberedDraft], generator: str) -> Rubric:
     )
 
 
+def task_vocabulary(task: Task):
+    """The repository's own words: its name, and what the task text and hints say."""
+    return vocabulary(task.repo, [task.description, task.hints])
+
+
 async def generate_rubric(
     model: ModelClient,
     task: Task,
@@ -134,7 +140,7 @@ async def generate_rubric(
         if result.status != "ok":
             raise RubricFailure(f"{task.task_id}: unparsed generator reply: {result.reason}")
         items = numbered(result.parsed)
-        findings = lint_rubric(items, settings)
+        findings = lint_rubric(items, settings, task_vocabulary(task))
         if not findings:
             return freeze(task, items, model.spec)
     raise RubricFailure(f"{task.task_id}: rubric failed lint twice: {'; '.join(findings)}")

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from judge.config import RubricSettings
+from rubric_gen.vocabulary import Vocabulary, without_source_paths
 
 
 class CriterionLike(Protocol):
@@ -49,6 +50,7 @@ LEAKS = re.compile(
     re.IGNORECASE,
 )
 WORD = re.compile(r"[a-z0-9_]+")
+WORD_OR_NOTHING = re.compile(r"[A-Za-z_][\w-]*")
 MIN_WORDS = 5
 DUPLICATE_JACCARD = 0.85
 MAX_SCOPE_WEIGHT = 2
@@ -71,11 +73,28 @@ def vague_findings(criteria: Criteria) -> list[str]:
     return findings
 
 
-def leak_findings(criteria: Criteria) -> list[str]:
+def _neighbours(text: str, start: int, end: int) -> tuple[str, str]:
+    before = WORD_OR_NOTHING.findall(text[:start])
+    after = WORD_OR_NOTHING.findall(text[end:])
+    return (before[-1] if before else "", after[0] if after else "")
+
+
+def _leaks(text: str, vocabulary: Vocabulary) -> bool:
+    """A test reference that is not the repository's own word or path."""
+    text = without_source_paths(text)
+    for match in LEAKS.finditer(text):
+        before, after = _neighbours(text, match.start(), match.end())
+        if not (match.group(0).isalpha() and vocabulary.excuses(before, match.group(0), after)):
+            return True
+    return False
+
+
+def leak_findings(criteria: Criteria, vocabulary: Vocabulary | None = None) -> list[str]:
+    vocabulary = vocabulary or Vocabulary()
     findings = []
     for c in criteria:
         texts = [c.question, *c.anchors]
-        if any(LEAKS.search(t) for t in texts):
+        if any(_leaks(t, vocabulary) for t in texts):
             findings.append(
                 f"{c.id} mentions the reference change or tests ({c.question!r}): criteria "
                 "must be answerable from a candidate diff alone"
@@ -138,17 +157,20 @@ def check_findings(criteria: Criteria) -> list[str]:
     return findings
 
 
-def lint_rubric(criteria: Criteria, settings: RubricSettings) -> list[str]:
-    """Every finding; an empty list means the rubric may be frozen."""
+def lint_rubric(
+    criteria: Criteria, settings: RubricSettings, vocabulary: Vocabulary | None = None
+) -> list[str]:
+    """Every finding; an empty list means the rubric may be frozen. `vocabulary` holds the
+    repository's own words, which are not test references."""
     findings = []
     if not settings.min_criteria <= len(criteria) <= settings.max_criteria:
         findings.append(
             f"the rubric has {len(criteria)} criteria: write "
             f"{settings.min_criteria} to {settings.max_criteria}"
         )
+    findings += leak_findings(criteria, vocabulary)
     rules: list[Callable[[Criteria], list[str]]] = [
         vague_findings,
-        leak_findings,
         duplicate_findings,
         weight_findings,
         check_findings,

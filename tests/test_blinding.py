@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from judge.blinding import REDACTED, blind_patch, label_strings, redact, strip_git_metadata
+from judge.blinding import (
+    REDACTED,
+    blind_patch,
+    blind_patch_counted,
+    label_strings,
+    redact,
+    strip_git_metadata,
+)
 from judge.evidence import normalised_diff, quote_in_diff
 from judge.fencing import fence, neutralise, truncate
 
@@ -44,9 +51,15 @@ def test_blind_patch_redacts_labels_in_any_case():
 @pytest.mark.parametrize(
     ("labels", "expected"),
     [
-        ({"model": "org/acme-coder-7b"}, ["org/acme-coder-7b", "acme-coder-7b"]),
+        ({"model": "org/acme-coder-7b"}, ["org/acme-coder-7b", "acme-coder-7b", "acme"]),
         ({"route": "gpt", "resolved": False, "cost": 3}, []),  # too short, or not text
         ({"harness": "swe-agent", "system": "swe-agent"}, ["swe-agent"]),
+        # the product's own labels and generic words name no source
+        ({"condition": "standard", "gold": True, "run": "default"}, []),
+        (
+            {"system": "claude-3-7-sonnet-20250219"},
+            ["claude-3-7-sonnet-20250219", "claude", "sonnet"],
+        ),
     ],
 )
 def test_label_strings(labels, expected):
@@ -56,7 +69,8 @@ def test_label_strings(labels, expected):
 def test_redact_is_case_insensitive_and_repeats_until_clean():
     assert redact("Acme and ACME and acme", ["acme"]) == f"{REDACTED} and {REDACTED} and {REDACTED}"
     assert redact("no secrets", []) == "no secrets"
-    assert "abab" not in redact("aababb", ["abab"]).lower()
+    assert redact("x abab abab y", ["abab"]) == f"x {REDACTED} {REDACTED} y"
+    assert redact("aababb", ["abab"]) == "aababb"  # not a word of its own: code, not a label
 
 
 def test_trailers_are_redacted_inside_the_diff():
@@ -110,3 +124,43 @@ DIFF = """--- a/x.py
 )
 def test_quote_in_diff(quote, found):
     assert quote_in_diff(quote, normalised_diff(DIFF)) is found
+
+
+CODE_PATCH = """diff --git a/spi/errors.py b/spi/errors.py
+--- a/spi/errors.py
++++ b/spi/errors.py
+@@ -1,3 +1,5 @@
+ class StandardErrorCode(Enum):
+     GENERIC = 1
++    # written by Nova-Coder; prints to standard output
++    TIMEOUT = spi.StandardErrorCode.GENERIC
+     StandardProps = {}
+"""
+
+
+def test_redaction_keeps_code_and_prose_but_hides_the_source():
+    labels = {"system": "nova-coder", "condition": "standard", "resolved": True}
+    blinded, count = blind_patch_counted(CODE_PATCH, labels)
+    for kept in (
+        "class StandardErrorCode",
+        "spi.StandardErrorCode.GENERIC",
+        "StandardProps",
+        "standard output",
+    ):
+        assert kept in blinded
+    assert "nova" not in blinded.lower() and f"# written by {REDACTED};" in blinded
+    assert count == 1
+    assert blind_patch_counted(CODE_PATCH, {"condition": "standard"}) == (CODE_PATCH, 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("acmeHelper = 1", "acmeHelper = 1"),  # inside an identifier: not the label
+        ("x = 'acme'", f"x = '{REDACTED}'"),
+        ("ACME_TOKEN", "ACME_TOKEN"),
+        ("by acme.", f"by {REDACTED}."),
+    ],
+)
+def test_redaction_matches_whole_words_only(text, expected):
+    assert redact(text, ["acme"]) == expected

@@ -109,3 +109,52 @@ def test_vague_wording_with_a_concrete_anchor_passes():
         anchors=["astropy/modeling/separable.py"],
     )
     assert lint_rubric(items, SETTINGS) == []
+
+
+PYTEST_TASK = (
+    "pytest-dev/pytest",
+    "`pytest --collect-only` crashes on a package whose __init__.py imports a missing module. "
+    "With scikit-learn style (train, test) splits the fixture ids are wrong.",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "needs_vocabulary"),
+    [
+        # a path of non-test code is never a test reference
+        ("Does the patch change `TestCaseFunction.runtest` in `src/_pytest/unittest.py`?", False),
+        ("Does pytest report the import error of `__init__.py` instead of crashing?", True),
+        ("Does `pytest --collect-only` list the package's modules after the change?", True),
+        ("Do (train, test) splits keep their fixture ids in `src/_pytest/fixtures.py`?", True),
+    ],
+)
+def test_the_repositorys_own_words_are_not_test_references(question, needs_vocabulary):
+    vocabulary = task_vocabulary_of(*PYTEST_TASK)
+    rows = [(question, 3, "behavior"), *GOOD[1:]]
+    assert lint_rubric(_items(rows), SETTINGS, vocabulary) == []
+    refused = any(
+        "mentions the reference change or tests" in f for f in lint_rubric(_items(rows), SETTINGS)
+    )
+    assert refused == needs_vocabulary
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Does the patch add `test_collect_broken_init` to `testing/test_collection.py`?",
+        "Do the tests pass after the change to `src/_pytest/python.py`?",
+        "Does the new test in `testing/python/collect.py` cover the crash?",
+        "Does the patch make `test_package_collection` in `src/_pytest/python.py` pass?",
+        "Does the change match the reference patch in `src/_pytest/python.py`?",
+    ],
+)
+def test_real_test_references_are_still_refused(question):
+    vocabulary = task_vocabulary_of(*PYTEST_TASK)
+    findings = lint_rubric(_items([(question, 3, "behavior"), *GOOD[1:]]), SETTINGS, vocabulary)
+    assert findings and "c1 mentions the reference change or tests" in findings[0]
+
+
+def task_vocabulary_of(repo, text):
+    from rubric_gen.vocabulary import vocabulary
+
+    return vocabulary(repo, [text])

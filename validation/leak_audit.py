@@ -3,8 +3,11 @@
 Every prompt the run sends (or looks up in the cache) is scanned for the FAIL_TO_PASS test names
 and the distinctive lines of the `test_patch` of every task. A hit whose text also occurs in a
 legitimate input (an issue text, hints, a reference or candidate patch — issues sometimes name
-the failing test themselves) is reported as *in the inputs*; any other hit is a *leak by the
-pipeline*, and that count must be 0.
+the failing test themselves) is reported as *in the inputs*. A hit that stands only inside text a
+model wrote (a rubric's criteria, shown to the judge) is *in model text*: the generator never saw
+the tests, so such a hit is the model's own words (e.g. an expected value derived from the
+issue's example), not something the pipeline passed on — though the generator's own prompt is
+scanned too. Any other hit is a *leak by the pipeline*, and that count must be 0.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ class LeakAudit:
 
     needles: dict[str, str] = field(default_factory=dict)  # text -> "test_name" | "test_line"
     legitimate: list[str] = field(default_factory=list)
+    model_text: set[str] = field(default_factory=set)
     prompts_scanned: int = 0
     findings: list[dict] = field(default_factory=list)
 
@@ -59,23 +63,41 @@ class LeakAudit:
     def add_legitimate(self, texts: Iterable[str | None]) -> None:
         self.legitimate += [t for t in texts if t]
 
+    def add_model_text(self, texts: Iterable[str | None]) -> None:
+        """Text a model wrote that later prompts carry (rubric questions and anchors)."""
+        self.model_text |= {t for t in texts if t}
+
+    def _only_in_model_text(self, needle: str, text: str) -> bool:
+        for written in sorted(self.model_text, key=len, reverse=True):
+            text = text.replace(written, "")
+        return needle not in text
+
     def scan(self, model: str, messages: Sequence[Message]) -> None:
         self.prompts_scanned += 1
         text = "\n".join(m.content for m in messages)
         for needle, kind in self.needles.items():
             if needle in text:
                 in_inputs = any(needle in source for source in self.legitimate)
+                in_model_text = not in_inputs and self._only_in_model_text(needle, text)
                 self.findings.append(
-                    {"kind": kind, "text": needle[:120], "model": model, "in_inputs": in_inputs}
+                    {
+                        "kind": kind,
+                        "text": needle[:120],
+                        "model": model,
+                        "in_inputs": in_inputs,
+                        "in_model_text": in_model_text,
+                    }
                 )
 
     def summary(self) -> dict:
-        leaks = [f for f in self.findings if not f["in_inputs"]]
+        in_model = [f for f in self.findings if f.get("in_model_text")]
+        leaks = [f for f in self.findings if not f["in_inputs"] and not f.get("in_model_text")]
         return {
             "prompts_scanned": self.prompts_scanned,
             "needles": len(self.needles),
             "hits": len(self.findings),
-            "hits_in_inputs": len(self.findings) - len(leaks),
+            "hits_in_inputs": len(self.findings) - len(leaks) - len(in_model),
+            "hits_in_model_text": len(in_model),
             "pipeline_leaks": len(leaks),
             "examples": self.findings[:MAX_LISTED],
         }

@@ -140,6 +140,7 @@ async def run_stage(
     job: ValidateJob,
     settings: AppSettings,
     progress: Progress | None,
+    audit: LeakAudit | None = None,
 ) -> Stage:
     tasks = list(inputs.tasks.values())
     rubrics = await rubrics_for_tasks(
@@ -151,6 +152,10 @@ async def run_stage(
         stage.rubrics,
         job.repos_dir,
     )
+    if audit is not None:
+        audit.add_model_text(
+            text for r in rubrics.values() for c in r.criteria for text in [c.question, *c.anchors]
+        )
     path = stage.folder / JUDGEMENTS
     work = pending_work(
         inputs.candidates,
@@ -236,14 +241,14 @@ async def _run_stages(
 
         async def rounds(client: LLMClient) -> None:
             for stage in _stages(job):
-                await run_stage(client, stage, inputs, job, settings, None)
+                await run_stage(client, stage, inputs, job, settings, None, audit)
 
         await run_batched(rounds, settings.llm, batch, ledger, on_request=audit.scan)
     stages = _stages(job)
     client = LLMClient(settings.llm, use_cache=use_cache, on_request=audit.scan, ledger=ledger)
     async with client:
         for stage in stages:
-            await run_stage(client, stage, inputs, job, settings, progress)
+            await run_stage(client, stage, inputs, job, settings, progress, audit)
     return stages, {k: dict(v) for k, v in client.faults.items()}
 
 

@@ -161,3 +161,21 @@ def test_audit_tells_pipeline_leaks_from_the_tasks_own_text():
         "test_abcd",
         "test_efgh",
     }
+
+
+def test_a_test_line_inside_a_model_written_criterion_is_not_a_pipeline_leak():
+    """In task mode the generator never sees tests: a criterion that happens to match a
+    test-patch line is the model's own text, counted apart; the same line put into the
+    prompt anywhere else is still a pipeline leak."""
+    line = "assert parse_port('') is None  # edge case"
+    audit = LeakAudit()
+    audit.add_task_tests({"test_patch": f"+++ b/tests/t.py\n+    {line}\n"})
+    criterion = f"Does `{line}` hold after the patch in net/url.py?"
+    audit.add_model_text([criterion, None])
+    audit.scan("judge", [Message(role="user", content=f"c1: {criterion}\n<diff>...</diff>")])
+    audit.scan("judge", [Message(role="user", content=f"c1: {criterion}\n+    {line}")])
+    summary = audit.summary()
+    assert summary["hits"] == 2
+    assert summary["hits_in_model_text"] == 1
+    assert summary["pipeline_leaks"] == 1 and summary["hits_in_inputs"] == 0
+    assert [h["in_model_text"] for h in summary["examples"]] == [True, False]
