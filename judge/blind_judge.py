@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from judge.blinding import blind_patch_counted, label_strings, redact_counted
+from judge.blinding import blind_patch_counted, label_strings, redact, redact_counted
 from judge.config import JudgeSettings
 from judge.diff import parse_diff
 from judge.diff_budget import budget_diff
@@ -24,7 +24,8 @@ from judge.judgement import CriterionResult, Judgement
 from judge.llm.types import LLMResult, Message
 from judge.prompts import load_prompt
 from judge.records import Candidate, Task
-from judge.rubric import Rubric
+from judge.repo.view import JudgeView
+from judge.rubric import PRESERVATION, Rubric
 from judge.scoring import score_and_coverage
 
 PROMPT_NAME = "judge"
@@ -56,6 +57,7 @@ class JudgePrompt:
     truncated: bool
     prompt_hash: str
     redactions: int = 0
+    view: JudgeView | None = None
 
 
 def criterion_order(
@@ -66,36 +68,86 @@ def criterion_order(
     return tuple(ids)
 
 
+def _view_sections(view: JudgeView | None, secrets: list[str]) -> dict:
+    """The repository context and static facts, fenced like the diff and redacted like it."""
+    if view is None or not view.available:
+        return {"code_context": None, "static_facts": None}
+    context = redact(view.context_text, secrets) if view.context_text else None
+    return {
+        "code_context": fence(context, "repository_context") if context else None,
+        "static_facts": fence(redact(view.facts_text(), secrets), "static_facts"),
+    }
+
+
 def build_judge_prompt(
-    task: Task, candidate: Candidate, rubric: Rubric, settings: JudgeSettings, run_index: int
+    task: Task,
+    candidate: Candidate,
+    rubric: Rubric,
+    settings: JudgeSettings,
+    run_index: int,
+    view: JudgeView | None = None,
 ) -> JudgePrompt:
     """The judge's whole view of a candidate; raises `DiffError` for a malformed diff."""
     blinded, redactions = blind_patch_counted(candidate.patch, candidate.labels)
     parse_diff(blinded)
     shown, truncated = budget_diff(blinded, settings.max_diff_tokens)
     description, _ = truncate(task.description, settings.max_description_tokens)
-    description, in_task = redact_counted(description, label_strings(candidate.labels))
+    secrets = label_strings(candidate.labels)
+    description, in_task = redact_counted(description, secrets)
     order = criterion_order(rubric, candidate.candidate_id, run_index, settings.shuffle_seed)
     prompt = load_prompt(PROMPT_NAME)
     messages = prompt.render(
         task_description=fence(description, "task_description"),
         diff=fence(shown, "candidate_diff"),
         criteria=[{"id": cid, "question": rubric.criterion(cid).question} for cid in order],
+        **_view_sections(view, secrets),
     )
-    return JudgePrompt(messages, order, shown, truncated, prompt.hash, redactions + in_task)
+    return JudgePrompt(messages, order, shown, truncated, prompt.hash, redactions + in_task, view)
+
+
+def view_fields(view: JudgeView | None) -> dict:
+    """The judgement's record of the repository view: facts (None when unavailable) and what
+    code was shown."""
+    if view is None:
+        return {}
+    facts = [f.model_dump() for f in view.facts] if view.available else None
+    return {"facts": facts, "view": view.record()}
+
+
+def _untouched(anchors: list[str], searchable: str) -> bool | None:
+    """Is none of the anchors in the diff? None when there is nothing to check."""
+    names = [a.strip("`") for a in anchors if a.strip("`")]
+    return None if not names else not any(n in searchable for n in names)
+
+
+def _verify(criterion, answer: CriterionAnswer, searchable: str) -> bool | None:
+    """A quote must be found; a preservation "yes" without a quote is checked mechanically:
+    the code it names is untouched by the diff."""
+    if answer.answer != "yes":
+        return None
+    if criterion.category == PRESERVATION and not answer.evidence.strip():
+        return _untouched(criterion.anchors, searchable)
+    return quote_in_diff(answer.evidence, searchable)
 
 
 def _result(rubric: Rubric, cid: str, answer: CriterionAnswer, searchable: str, strict: bool):
-    weight = rubric.criterion(cid).weight
-    verified = quote_in_diff(answer.evidence, searchable) if answer.answer == "yes" else None
+    criterion = rubric.criterion(cid)
+    weight = criterion.weight
+    verified = _verify(criterion, answer, searchable)
     return CriterionResult(
         criterion_id=cid,
         weight=weight,
+        preservation=criterion.category == PRESERVATION,
         answer=answer.answer,
         reason=answer.reason,
         evidence=answer.evidence,
         verified=verified,
-        counted_yes=answer.answer == "yes" and (verified or not strict),
+        counted_yes=answer.answer == "yes"
+        and (
+            not strict
+            or verified is True
+            or (verified is None and criterion.category == PRESERVATION)
+        ),
     )
 
 
@@ -164,6 +216,7 @@ def judgement_from_result(
         "order": list(shown.order),
         "usage": result.usage,
         "redactions": shown.redactions,
+        **view_fields(shown.view),
     }
     if result.status != "ok":
         return Judgement(

@@ -30,6 +30,10 @@ class JudgeSettings(BaseModel):
     max_description_tokens: int = Field(default=6_000, ge=100)
     shuffle_seed: int = 0
     """Seeds the per-candidate criterion order (position-bias control); the order is recorded."""
+    max_context_tokens: int = Field(default=6_000, ge=0)
+    """With --repos-dir: budget for the code around the change, read at the base commit."""
+    view_cache_dir: str = ".rubric-judge/views"
+    """Code context and static facts per (repository, base commit, patch), computed once."""
 
 
 class RubricSettings(BaseModel):
@@ -50,11 +54,12 @@ class ReferenceSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    file_weight: int = Field(default=2, ge=1, le=5)
-    symbol_weight: int = Field(default=3, ge=1, le=5)
+    file_weight: int = Field(default=1, ge=1, le=5)
+    symbol_weight: int = Field(default=1, ge=1, le=5)
     token_weight: int = Field(default=1, ge=1, le=5)
-    max_symbols: int = Field(default=6, ge=0)
-    max_tokens: int = Field(default=8, ge=0)
+    max_symbols: int = Field(default=0, ge=0)
+    """0: no symbol criteria (cross-validation preferred files and tokens alone)."""
+    max_tokens: int = Field(default=4, ge=0)
 
 
 class AppSettings(BaseModel):

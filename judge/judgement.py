@@ -32,6 +32,8 @@ class CriterionResult(BaseModel):
     """For a yes: was the evidence quote found in the diff? None for a no or no answer."""
     counted_yes: bool = False
     answerer: Answerer = "llm"
+    preservation: bool = False
+    """A preservation criterion: met when untouched, and it can only take points away."""
 
 
 class Judgement(BaseModel):
@@ -56,6 +58,10 @@ class Judgement(BaseModel):
     patch_size: int | None = None
     redactions: int = 0
     """Label strings redacted from what the judge saw (diff and task text)."""
+    facts: list[dict] | None = None
+    """Static facts shown to the judge; None when no repository view was available."""
+    view: dict | None = None
+    """What of the repository the judge saw (code context provenance), or why nothing."""
     """Changed lines of the candidate (added + removed); best-of-N prefers smaller on ties."""
     reason: str | None = None
     raw_reply: str | None = None

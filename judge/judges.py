@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import Protocol
 
 from judge.blind_judge import (
@@ -18,6 +20,7 @@ from judge.diff import ParsedDiff, parse_diff
 from judge.judgement import Judgement
 from judge.llm.client import LLMClient, ModelClient
 from judge.records import Candidate, Task
+from judge.repo.view import CodeViewer, JudgeView
 from judge.rubric import Rubric
 from judge.scoring import score_and_coverage
 from judge.static_answerer import STATIC_VERSION, static_result
@@ -49,11 +52,24 @@ class LLMJudge:
     """The blind judge; with `hybrid`, criteria that carry a check are answered statically and
     only the rest go to the model (fewer tokens, no variance on the structural ones)."""
 
-    def __init__(self, model: ModelClient, settings: JudgeSettings, hybrid: bool = False) -> None:
+    def __init__(
+        self,
+        model: ModelClient,
+        settings: JudgeSettings,
+        hybrid: bool = False,
+        viewer: CodeViewer | None = None,
+    ) -> None:
         self.model = model
         self.spec = model.spec
         self.settings = settings
         self.hybrid = hybrid
+        self.viewer = viewer
+
+    async def _view(self, task: Task, candidate: Candidate) -> JudgeView | None:
+        """Git and ruff run in a worker thread so the event loop keeps other calls moving."""
+        if self.viewer is None:
+            return None
+        return await asyncio.to_thread(self.viewer.view, task, candidate.patch)
 
     async def judge(self, task: Task, candidate: Candidate, rubric: Rubric, run: int) -> Judgement:
         if not candidate.patch.strip():
@@ -62,7 +78,8 @@ class LLMJudge:
         asked = rubric.model_copy(
             update={"criteria": [c for c in rubric.criteria if c not in static]}
         )
-        shown = build_judge_prompt(task, candidate, asked, self.settings, run)
+        view = await self._view(task, candidate)
+        shown = build_judge_prompt(task, candidate, asked, self.settings, run, view)
         if not asked.criteria:
             return static_judgement(candidate, rubric, parse_diff(shown.shown_diff), self.spec, run)
         result = await self.model.complete(
@@ -114,8 +131,18 @@ def static_judgement(
 
 
 def make_judge(
-    spec: str, client: LLMClient, settings: JudgeSettings, hybrid: bool = False
+    spec: str,
+    client: LLMClient,
+    settings: JudgeSettings,
+    hybrid: bool = False,
+    repos_dir: Path | None = None,
 ) -> CandidateJudge:
+    """The judge for `spec`; with `repos_dir`, the LLM judge also sees the code around each
+    change and the static facts, read at the task's base commit."""
     if spec == REFERENCE:
         return ReferenceJudge()
-    return LLMJudge(client.model(spec), settings, hybrid)
+    viewer = None
+    if repos_dir is not None:
+        cache_dir = Path(settings.view_cache_dir) if settings.view_cache_dir else None
+        viewer = CodeViewer(repos_dir, settings.max_context_tokens, cache_dir)
+    return LLMJudge(client.model(spec), settings, hybrid, viewer)

@@ -13,7 +13,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Category = Literal["localization", "root_cause", "behavior", "edge_cases", "scope", "code_quality"]
+Category = Literal[
+    "localization", "root_cause", "behavior", "edge_cases", "scope", "code_quality", "preservation"
+]
+PRESERVATION = "preservation"  # "keeps X working": met when untouched, can only take points
 CheckKind = Literal["touches_file", "changes_symbol", "adds_token", "removes_token"]
 
 

@@ -1,8 +1,14 @@
 """Score and coverage from per-criterion results: the arithmetic in one place.
 
-score = weight of criteria counted yes / weight of criteria that got a valid answer;
+score = (weight of achievement criteria counted yes - weight of preservation criteria not met)
+        / weight of achievement criteria that got a valid answer, and never below 0;
 coverage = weight answered / total weight. A rubric with nothing answered has no score
 (None), never a score of 0.
+
+Preservation criteria ("does the patch keep X working?") are met by untouched code, so they must
+never earn points: a patch that only adds a reproduction script would otherwise collect their
+weight and outrank an attempted fix. They only subtract when the patch breaks what they protect,
+and a patch that achieves nothing scores 0.
 """
 
 from __future__ import annotations
@@ -14,8 +20,12 @@ from judge.judgement import CriterionResult
 
 def score_and_coverage(results: Sequence[CriterionResult]) -> tuple[float | None, float]:
     total = sum(r.weight for r in results)
-    answered = sum(r.weight for r in results if r.answer is not None)
-    yes = sum(r.weight for r in results if r.answer is not None and r.counted_yes)
-    score = yes / answered if answered else None
-    coverage = answered / total if total else 0.0
-    return score, coverage
+    answered = [r for r in results if r.answer is not None]
+    achieve = [r for r in answered if not r.preservation]
+    yes = sum(r.weight for r in achieve if r.counted_yes)
+    broken = sum(r.weight for r in answered if r.preservation and not r.counted_yes)
+    base = sum(r.weight for r in achieve)
+    coverage = sum(r.weight for r in answered) / total if total else 0.0
+    if not answered:
+        return None, coverage
+    return (max(yes - broken, 0) / base if base else 0.0), coverage

@@ -106,3 +106,78 @@ from hypothesis import settings as hypothesis_settings  # noqa: E402
 hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, max_examples=300)
 hypothesis_settings.register_profile("explore", max_examples=5000, deadline=None)
 hypothesis_settings.load_profile("ci")
+
+
+def _git(cwd: Path, *args: str) -> str:
+    import subprocess
+
+    env = {
+        "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+        "HOME": str(cwd), "PATH": "/usr/bin:/bin:/usr/local/bin",
+    }  # fmt: skip
+    done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, check=True)
+    return done.stdout.decode().strip()
+
+
+def commit_files(repo: Path, files: dict[str, str], message: str) -> str:
+    """Write `files` into `repo`, commit them, return the commit hash."""
+    for path, text in files.items():
+        target = repo / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", message)
+    return _git(repo, "rev-parse", "HEAD")
+
+
+CALC_BASE = {
+    "calc/__init__.py": "",
+    "calc/ops.py": (
+        "import math\n"
+        "\n"
+        "\n"
+        "def add(a, b):\n"
+        '    """Add two numbers."""\n'
+        "    total = a - b\n"
+        "    return total\n"
+        "\n"
+        "\n"
+        "def scale(value, factor, *, clamp=False):\n"
+        '    """Multiply value by factor."""\n'
+        "    result = value * factor\n"
+        "    return min(result, 100) if clamp else result\n"
+    ),
+    "calc/report.py": (
+        "from calc.ops import add\n"
+        "\n"
+        "\n"
+        "def summary(xs):\n"
+        '    """Sum a list with add()."""\n'
+        "    out = 0\n"
+        "    for x in xs:\n"
+        "        out = add(out, x)\n"
+        "    return out\n"
+    ),
+    "web/app.js": "function greet(name) {\n  return 'hi ' + name;\n}\n",
+    "tests/test_ops.py": "from calc.ops import add\n\n\ndef test_add():\n    assert add(1, 2)\n",
+}
+CALC_FIX = {
+    "calc/ops.py": CALC_BASE["calc/ops.py"].replace(
+        "total = a - b", "total = secret_fixed_sum(a, b)"
+    )
+    + "\n\ndef secret_fixed_sum(a, b):\n    return a + b\n",
+}
+
+
+@pytest.fixture
+def calc_repo(tmp_path) -> tuple[Path, str, str]:
+    """A repository built by the test: a base commit, then a "fix" commit on top (the clone's
+    HEAD), as `repos_dir/calc/calc`. Returns (repos_dir, base commit, fix commit)."""
+    repos_dir = tmp_path / "repos"
+    repo = repos_dir / "calc" / "calc"
+    repo.mkdir(parents=True)
+    _git(repo, "init", "-q", "-b", "main")
+    base = commit_files(repo, CALC_BASE, "base")
+    fix = commit_files(repo, CALC_FIX, "the fix")
+    return repos_dir, base, fix

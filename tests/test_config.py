@@ -140,3 +140,9 @@ def test_progress_line_estimates_the_total():
         == "cost $0.2500 (≈ $1.0000 for all 4) · 1 calls · 0 cache hits"
     )
     assert "≈" not in ledger_line(ledger)
+    ledger.add_batch("k", Usage(model="m", cost_usd=0.5))
+    ledger.add(Usage(model="m", cache_hits=1))
+    ledger.add_saving("old-key", 0.75)
+    assert ledger_line(ledger) == (
+        "cost $0.7500, batch $0.5000 · 3 calls · 1 cache hits (saved $0.7500)"
+    )

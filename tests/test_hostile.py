@@ -108,4 +108,7 @@ def test_five_megabyte_diff_is_truncated_and_flagged():
     prompt = build_judge_prompt(task, big, rubric, JudgeSettings(), 0)
     assert prompt.truncated
     assert len(prompt.messages[1].content) < 12_000 * 4 + 10_000
-    assert "[... truncated:" in prompt.messages[1].content
+    content = prompt.messages[1].content
+    assert "[... truncated by file: 1 files not shown: generated_table.py (+" in content
+    added = [line for line in base.patch.splitlines() if line.startswith("+ ")][:3]
+    assert all(line in content for line in added)  # the real change stays in view

@@ -34,7 +34,8 @@ diff --git a/tests/auth_tests/test_auth_backends.py b/tests/auth_tests/test_auth
 +def test_authenticate_secret_name(): pass
 """
 TASK = Task(task_id="django__django-11451", description="d", reference_patch=GOLD)
-SETTINGS = ReferenceSettings()
+# every kind of criterion on (the defaults, chosen by cross-validation, leave symbols out)
+SETTINGS = ReferenceSettings(file_weight=2, symbol_weight=3, max_symbols=6, max_tokens=8)
 
 
 def test_reference_rubric_checks_files_symbols_and_tokens():

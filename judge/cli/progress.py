@@ -19,9 +19,10 @@ def ledger_line(ledger: Ledger, done: int = 0, planned: int = 0) -> str:
         estimate = f" (≈ ${total.cost_usd / done * planned:.4f} for all {planned})"
     bill = ledger.bill()
     batch = f", batch {money(bill['batch_usd'])}" if bill["batch_requests"] else ""
+    saved = f" (saved {money(bill['saved_usd'])})" if total.cache_hits else ""
     return (
         f"cost {money(total.cost_usd)}{batch}{estimate} · {total.calls} calls · "
-        f"{total.cache_hits} cache hits (saved {money(bill['saved_usd'])})"
+        f"{total.cache_hits} cache hits{saved}"
     )
 
 

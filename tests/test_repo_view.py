@@ -1,0 +1,134 @@
+"""The judge's view of the repository: code around the change and static facts, read at the
+base commit of a repository the test builds (a later "fix" commit never shows)."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.records import Task
+from judge.repo.facts import Fact
+from judge.repo.view import CodeViewer
+
+
+def _task(base: str, repo: str = "calc/calc") -> Task:
+    return Task(task_id="calc-1", description="add() subtracts", repo=repo, base_commit=base)
+
+
+def _patch(path: str, old_start: int, lines: list[str]) -> str:
+    """A hunk of context/removed/added lines (' ', '-', '+' prefixes) at `old_start`."""
+    old = sum(1 for x in lines if x[0] in " -")
+    new = sum(1 for x in lines if x[0] in " +")
+    body = "".join(x + "\n" for x in lines)
+    return (
+        f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n"
+        f"@@ -{old_start},{old} +{old_start},{new} @@\n{body}"
+    )
+
+
+CLEAN = _patch("calc/ops.py", 6, ["-    total = a - b", "+    total = a + b", "     return total"])
+UNDEFINED = _patch(
+    "calc/ops.py", 6, ["-    total = a - b", "+    total = fsum_exact(a, b)", "     return total"]
+)
+BROKEN = _patch(
+    "calc/ops.py", 6, ["-    total = a - b", "+    total = (a + b", "     return total"]
+)
+ARITY = _patch(
+    "calc/report.py", 8, ["-        out = add(out, x)", "+        out = add(out, x, 0)",
+                          "     return out"],
+)  # fmt: skip
+KEYWORD = _patch(
+    "calc/ops.py", 6, ["-    total = a - b", "+    total = scale(a + b, 1, clip=True)",
+                       "     return total"],
+)  # fmt: skip
+NOT_APPLYING = _patch(
+    "calc/ops.py", 6, ["-    total = a * b", "+    total = a + b", "     return total"]
+)
+JS_BROKEN = _patch(
+    "web/app.js",
+    1,
+    [" function greet(name) {", "-  return 'hi ' + name;", "+  return 'hi ' + (name;", " }"],
+)
+UNUSED_IMPORT = _patch("calc/ops.py", 1, ["+import json", " import math"])
+
+
+@pytest.mark.parametrize(
+    ("patch", "expected"),
+    [
+        (CLEAN, []),
+        (UNDEFINED, [("calc/ops.py", "lint", 6, "Undefined name `fsum_exact` (F821, new)")]),
+        (BROKEN, [("calc/ops.py", "syntax_error", None, "does not parse after the patch")]),
+        (ARITY, [("calc/report.py", "call_mismatch", 8,
+                  "call to `add` does not match `def add(a, b):`: 3 positional arguments, "
+                  "the definition takes 2")]),
+        (KEYWORD, [("calc/ops.py", "call_mismatch", 6,
+                    "call to `scale` does not match `def scale(value, factor, *, clamp=False):`:"
+                    " unknown keyword argument 'clip'")]),
+        (NOT_APPLYING, [("(patch)", "does_not_apply", None, "the patch does not apply")]),
+        (JS_BROKEN, [("web/app.js", "syntax_error", 2, "does not parse after the patch")]),
+        (UNUSED_IMPORT, [("calc/ops.py", "lint", 1, "`json` imported but unused (F401, new)")]),
+    ],
+)  # fmt: skip
+def test_static_facts_are_exact(calc_repo, patch, expected):
+    repos_dir, base, _ = calc_repo
+    view = CodeViewer(repos_dir, max_tokens=2000).view(_task(base), patch)
+    assert view.available
+    found = [(f.path, f.kind, f.line, f.message) for f in view.facts]
+    assert len(found) == len(expected), found
+    for (path, kind, line, message), fact in zip(expected, view.facts, strict=True):
+        assert (fact.path, fact.kind) == (path, kind)
+        assert line is None or fact.line == line
+        assert fact.message.startswith(message)
+
+
+def test_the_whole_pre_change_body_is_shown_at_the_base_commit_only(calc_repo):
+    repos_dir, base, _ = calc_repo
+    view = CodeViewer(repos_dir, max_tokens=2000).view(_task(base), CLEAN)
+    text = view.context_text
+    assert '"""Add two numbers."""' in text and "total = a - b" in text  # whole body, before
+    assert "secret_fixed_sum" not in text  # the fix commit is HEAD: never read
+    assert {"path": "calc/ops.py", "name": "add", "kind": "changed_body", "lines": [4, 7]} in (
+        view.context
+    )
+    # the caller of the changed definition is shown by signature and call line
+    assert any(c["kind"] == "caller" and c["name"] == "summary" for c in view.context)
+    assert "out = add(out, x)" in text
+
+
+def test_callee_signatures_are_shown(calc_repo):
+    repos_dir, base, _ = calc_repo
+    view = CodeViewer(repos_dir, max_tokens=2000).view(_task(base), KEYWORD)
+    assert "def scale(value, factor, *, clamp=False):" in view.context_text
+    assert '"""Multiply value by factor."""' in view.context_text
+
+
+def test_budget_caps_and_ranks_the_context(calc_repo):
+    repos_dir, base, _ = calc_repo
+    small = CodeViewer(repos_dir, max_tokens=60).view(_task(base), CLEAN)
+    assert [c["kind"] for c in small.context] == ["changed_body"]
+    assert len(small.context_text) <= 60 * 4 + 200
+    assert small.left_out  # the caller did not fit
+
+
+@pytest.mark.parametrize(
+    ("task", "note"),
+    [
+        (_task("f" * 40, repo="calc/elsewhere"), "no clone of 'calc/elsewhere'"),
+        (_task("HEAD"), "no usable base commit"),
+        (_task("--output=/tmp/x"), "no usable base commit"),
+    ],
+)
+def test_without_a_clone_or_commit_the_view_says_so(calc_repo, task, note):
+    repos_dir, _, _ = calc_repo
+    view = CodeViewer(repos_dir, max_tokens=2000).view(task, CLEAN)
+    assert not view.available and view.note.startswith(note)
+    assert view.facts == [] and view.context_text == ""
+
+
+def test_views_are_cached_per_base_commit_and_patch(calc_repo, tmp_path):
+    repos_dir, base, _ = calc_repo
+    viewer = CodeViewer(repos_dir, max_tokens=2000, cache_dir=tmp_path / "views")
+    first = viewer.view(_task(base), UNDEFINED)
+    assert len(list((tmp_path / "views").glob("*.json"))) == 1
+    (repos_dir / "calc" / "calc" / ".git").rename(tmp_path / "moved")  # the clone is gone
+    assert viewer.view(_task(base), UNDEFINED) == first  # answered from the cache
+    assert isinstance(first.facts[0], Fact)
