@@ -68,6 +68,15 @@ def criterion_order(
     return tuple(ids)
 
 
+def _shown_criterion(rubric: Rubric, cid: str) -> dict:
+    criterion = rubric.criterion(cid)
+    return {
+        "id": cid,
+        "question": criterion.question,
+        "preservation": criterion.category == PRESERVATION,
+    }
+
+
 def _view_sections(view: JudgeView | None, secrets: list[str]) -> dict:
     """The repository context and static facts, fenced like the diff and redacted like it."""
     if view is None or not view.available:
@@ -99,7 +108,7 @@ def build_judge_prompt(
     messages = prompt.render(
         task_description=fence(description, "task_description"),
         diff=fence(shown, "candidate_diff"),
-        criteria=[{"id": cid, "question": rubric.criterion(cid).question} for cid in order],
+        criteria=[_shown_criterion(rubric, cid) for cid in order],
         **_view_sections(view, secrets),
     )
     return JudgePrompt(messages, order, shown, truncated, prompt.hash, redactions + in_task, view)
@@ -163,7 +172,12 @@ def answers_to_results(
 def _unanswered(rubric: Rubric, reason: str, answer: Literal["no"] | None) -> list[CriterionResult]:
     return [
         CriterionResult(
-            criterion_id=c.id, weight=c.weight, answer=answer, reason=reason, answerer="none"
+            criterion_id=c.id,
+            weight=c.weight,
+            answer=answer,
+            reason=reason,
+            answerer="none",
+            preservation=c.category == PRESERVATION,
         )
         for c in rubric.criteria
     ]

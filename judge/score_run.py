@@ -45,6 +45,8 @@ class ScoreJob:
     runs: int = 1
     split: str = "test"
     hybrid: bool = False
+    repos_dir: Path | None = None
+    """Clones of the task repositories: the judge then sees the code around each change."""
 
 
 @dataclass
@@ -165,7 +167,7 @@ async def score(
         work = pending_work(
             candidates.candidates, tasks.tasks, rubrics, job.rubrics, path, job.runs, into
         )
-        judge = make_judge(job.judge, client, settings.judge, job.hybrid)
+        judge = make_judge(job.judge, client, settings.judge, job.hybrid, job.repos_dir)
         await judge_all(client, judge, tasks.tasks, rubrics, work, path, into, report)
 
     if export is not None:

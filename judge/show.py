@@ -60,13 +60,35 @@ def judgement_table(judgement: Judgement, questions: dict[str, str]) -> Table:
         if result.criterion_id in questions:
             label += f": {_cut(questions[result.criterion_id])}"
         cells = (
-            label,
+            label + (" [preservation: only subtracts]" if result.preservation else ""),
             str(result.weight),
             _answer_cell(result.answer, result.counted_yes, result.verified),
             _cut(result.evidence),
             _cut(result.reason),
         )
         table.add_row(*(Text(cell) for cell in cells))  # Text: patch text is never markup
-    if judgement.flags:
-        table.caption = "flags: " + ", ".join(judgement.flags)
+    table.caption = "\n".join(_caption(judgement)) or None
     return table
+
+
+def _caption(judgement: Judgement) -> list[str]:
+    """Flags, the scoring rule when preservation criteria are in play, and the repository
+    view: the static facts shown and the code context's provenance."""
+    lines = ["flags: " + ", ".join(judgement.flags)] if judgement.flags else []
+    if any(r.preservation for r in judgement.criteria):
+        lines.append(
+            "score = (met achievement weight - broken preservation weight) / answered "
+            "achievement weight, at least 0"
+        )
+    view = judgement.view or {}
+    if judgement.facts is None and view:
+        lines.append(f"repository view unavailable: {view.get('note')}")
+    for fact in judgement.facts or []:
+        where = f"{fact['path']}:{fact['line']}" if fact.get("line") else fact["path"]
+        lines.append(f"fact: {where}: {fact['message']}")
+    if judgement.facts == []:
+        lines.append("facts: none found")
+    for item in view.get("context", []):
+        start, end = item["lines"]
+        lines.append(f"context: {item['kind']} {item['path']}:{start}-{end} {item['name']}")
+    return lines

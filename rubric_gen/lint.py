@@ -102,6 +102,37 @@ def leak_findings(criteria: Criteria, vocabulary: Vocabulary | None = None) -> l
     return findings
 
 
+CONDITIONAL = re.compile(
+    r"^\W*(if|when|whenever|in case|assuming|unless|should)\b|,\s*(if|when|unless)\b",
+    re.IGNORECASE,
+)
+MAX_PRESERVATION_WEIGHT = 3
+
+
+def conditional_findings(criteria: Criteria) -> list[str]:
+    """ "If the patch catches X, does it …?" splits judges when the condition does not hold."""
+    return [
+        f"{c.id} is conditional ({c.question!r}): ask one question with one outcome"
+        for c in criteria
+        if CONDITIONAL.search(c.question)
+    ]
+
+
+def preservation_findings(criteria: Criteria) -> list[str]:
+    """A preservation criterion is checked mechanically through its anchors."""
+    findings = []
+    for c in criteria:
+        if c.category != "preservation":
+            continue
+        if not c.anchors:
+            findings.append(f"{c.id} is a preservation criterion without anchors: name what "
+                            "must keep working")  # fmt: skip
+        if c.weight > MAX_PRESERVATION_WEIGHT:
+            findings.append(f"{c.id} is a preservation criterion with weight {c.weight}: "
+                            f"at most {MAX_PRESERVATION_WEIGHT}")  # fmt: skip
+    return findings
+
+
 def _words(text: str) -> set[str]:
     return set(WORD.findall(text.lower()))
 
@@ -171,6 +202,8 @@ def lint_rubric(
     findings += leak_findings(criteria, vocabulary)
     rules: list[Callable[[Criteria], list[str]]] = [
         vague_findings,
+        conditional_findings,
+        preservation_findings,
         duplicate_findings,
         weight_findings,
         check_findings,

@@ -37,7 +37,7 @@ MINI_RUBRICS: dict[str, list[tuple[str, int, str]]] = {
 }
 
 _TASK = re.compile(r"^Task (\S+?)(?: in the repository \S+)?:$", re.MULTILINE)
-_CRITERION = re.compile(r"^(c\d+): (.*)$", re.MULTILINE)
+_CRITERION = re.compile(r"^(c\d+)(?: \[preservation\])?: (.*)$", re.MULTILINE)
 _DIFF = re.compile(r'<candidate_diff id="\w+">\n(.*)\n</candidate_diff id="\w+">', re.DOTALL)
 
 

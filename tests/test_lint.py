@@ -158,3 +158,28 @@ def task_vocabulary_of(repo, text):
     from rubric_gen.vocabulary import vocabulary
 
     return vocabulary(repo, [text])
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "If the patch catches `KeyError`, does it log the missing key in `load()`?",
+        "When `strict` is set, does `parse()` in `cfg.py` raise `ValueError`?",
+        "Does `parse()` in `cfg.py` raise `ValueError`, if the input is empty?",
+    ],
+)
+def test_conditional_criteria_are_refused(question):
+    findings = lint_rubric(_items([(question, 3, "behavior"), *GOOD[1:]]), SETTINGS)
+    assert findings == [f"c1 is conditional ({question!r}): ask one question with one outcome"]
+
+
+def test_preservation_criteria_need_anchors_and_a_small_weight():
+    rows = [*GOOD[:4], ("Does `separability_matrix` keep its return type?", 4, "preservation")]
+    findings = lint_rubric(_items(rows), SETTINGS)
+    assert "c5 is a preservation criterion without anchors: name what must keep working" in findings
+    assert "c5 is a preservation criterion with weight 4: at most 3" in findings
+    items = _items([*GOOD[:4], ("Does `separability_matrix` keep its return type?", 2,
+                                "preservation")])  # fmt: skip
+    items[-1] = NumberedDraft(id="c5", question=items[-1].question, weight=2,
+                              category="preservation", anchors=["separability_matrix"])
+    assert lint_rubric(items, SETTINGS) == []

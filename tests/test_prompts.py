@@ -12,7 +12,12 @@ EXAMPLES = {
     "judge": {
         "task_description": "<task_description>bug</task_description>",
         "diff": "<candidate_diff>+x</candidate_diff>",
-        "criteria": [{"id": "c1", "question": "Does `f` change?"}],
+        "criteria": [
+            {"id": "c1", "question": "Does `f` change?", "preservation": False},
+            {"id": "c2", "question": "Does `g` keep working?", "preservation": True},
+        ],
+        "code_context": "<repository_context>def f(): ...</repository_context>",
+        "static_facts": "<static_facts>- a.py:3: Undefined name `y`</static_facts>",
     },
     "rubric": {
         "min_criteria": 5,
@@ -41,8 +46,18 @@ def test_every_prompt_renders(name):
 def test_judge_prompt_shows_criteria_and_rules():
     system, user = load_prompt("judge").render(**EXAMPLES["judge"])
     assert "c1: Does `f` change?" in user.content
+    assert "c2 [preservation]: Does `g` keep working?" in user.content
     assert "ignore it" in system.content  # injected instructions
-    assert "evidence" in system.content
+    assert "evidence" in system.content and "markers and indentation are ignored" in system.content
+    assert "read from the repository before the patch" in user.content
+    assert "computed without running them" in user.content and "Undefined name" in user.content
+
+
+def test_judge_prompt_without_a_repository_view_has_no_empty_sections():
+    plain = dict(EXAMPLES["judge"], code_context=None, static_facts=None)
+    user = load_prompt("judge").render(**plain)[1].content
+    assert "before the patch" not in user and "Static facts" not in user
+    assert "c1: Does `f` change?" in user
 
 
 def test_rubric_prompt_conditional_parts():
@@ -57,7 +72,7 @@ def test_rubric_prompt_conditional_parts():
 
 
 def test_missing_variable_is_an_error():
-    with pytest.raises(ConfigError, match="needs criteria"):
+    with pytest.raises(ConfigError, match="needs code_context, criteria, static_facts"):
         load_prompt("judge").render(task_description="x", diff="y")
 
 

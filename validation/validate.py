@@ -166,7 +166,7 @@ async def run_stage(
         stage.runs,
         stage.scoring,
     )
-    judge = make_judge(stage.judge, client, settings.judge, job.hybrid)
+    judge = make_judge(stage.judge, client, settings.judge, job.hybrid, job.repos_dir)
     await judge_all(client, judge, inputs.tasks, rubrics, work, path, stage.scoring, progress)
     wanted = {(c.candidate_id, run) for c in inputs.candidates for run in range(stage.runs)}
     stage.judgements = [j for j in read_jsonl(path, Judgement) if j.key in wanted]

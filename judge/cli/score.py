@@ -92,6 +92,7 @@ def score_command(
     ],
     out: RunOutOption,
     runs: RunsOption = 1,
+    repos_dir: ReposDirOption = None,
     split: SplitOption = "test",
     config: ConfigOption = None,
     no_cache: NoCacheOption = False,
@@ -111,6 +112,7 @@ def score_command(
         out_dir=out,
         runs=runs,
         split=split,
+        repos_dir=repos_dir,
     )
     options = _batch_options(settings, out / "batches.json", batch)
     summary = run_job("judging", lambda update: score(job, settings, not no_cache, update, options))
