@@ -76,7 +76,7 @@ def judgements_frame(
     return frame
 
 
-def candidate_scores(frame: pd.DataFrame) -> pd.DataFrame:
+def candidate_scores(frame: pd.DataFrame, column: str = "score") -> pd.DataFrame:
     """One row per candidate: its mean score over repeat runs (unscored runs left out)."""
     keys = ["task_id", "repo", "candidate_id", "system", "condition", "resolved", "empty", "gold"]
-    return frame.groupby(keys, as_index=False, dropna=False)["score"].mean()
+    return frame.groupby(keys, as_index=False, dropna=False)[column].mean()

@@ -16,6 +16,7 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 from validation.frame import candidate_scores
+from validation.pairs import hard_negative_check
 
 MIN_SYSTEMS = 5
 GOLD_GOOD = 0.8
@@ -365,4 +366,5 @@ def all_checks(frame: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> dict:
             frame, n_boot=n_boot // 2, seed=seed, common_tasks=True
         ),
         "run": run_figures(frame),
+        "hard_negatives": hard_negative_check(frame),
     }

@@ -94,6 +94,16 @@ def check_rows(main: dict, baseline: dict | None) -> list[list[str]]:
             PUBLISHED["auc"],
         ),
         (
+            "3. Per-task AUC against strong systems' failures (resolve rate ≥ 0.5)",
+            lambda s: _hard(s["checks"].get("hard_negatives")),
+            "–",
+        ),
+        (
+            "3. Pairs tied / wrongly ordered (all; strong systems' failures)",
+            lambda s: _shares(s["checks"].get("hard_negatives")),
+            "–",
+        ),
+        (
             "4. Failure quality ρ, all failing patches",
             lambda s: _rho(s["checks"]["failure_quality"]),
             PUBLISHED["rho"],
@@ -105,6 +115,34 @@ def check_rows(main: dict, baseline: dict | None) -> list[list[str]]:
         ),
     ]
     return [[label, *(render(s) for s in stages), published] for label, render, published in rows]
+
+
+def _hard(check: dict | None) -> str:
+    if not check or not check["hard_auc"]["tasks"]:
+        return "no strong system with failures"
+    auc = check["hard_auc"]
+    return f"{fmt(auc['mean'])} ({auc['tasks']} tasks, {auc['pairs']} pairs)"
+
+
+def _shares(check: dict | None) -> str:
+    if not check or not check["all_shares"]["pairs"]:
+        return "no pairs"
+    every, hard = check["all_shares"], check["hard_shares"]
+    text = f"{fmt(every['tied'], 2)} / {fmt(every['wrong'], 2)}"
+    if hard["pairs"]:
+        text += f"; {fmt(hard['tied'], 2)} / {fmt(hard['wrong'], 2)}"
+    return text
+
+
+def failing_system_rows(stage: dict) -> list[list[str]]:
+    """Per failing system: its resolve rate and the AUC of resolved patches against its
+    failures — a judge that only catches crude failures shows it here at a glance."""
+    per_system = (stage["checks"].get("hard_negatives") or {}).get("per_failing_system", {})
+    return [
+        [system, fmt(row["resolve_rate"], 2), fmt(row["mean"]), str(row["tasks"]),
+         str(row["pairs"])]
+        for system, row in sorted(per_system.items(), key=lambda kv: -kv[1]["resolve_rate"])
+    ]  # fmt: skip
 
 
 def _selection(stage: dict) -> list[str]:
@@ -283,6 +321,7 @@ def context(metrics: dict) -> dict:
         "check_columns": [*columns, "published"],
         "checks": check_rows(main, baseline),
         "run": run_rows(main, metrics.get("bill")),
+        "failing_systems": failing_system_rows(main),
         "comparison": metrics.get("comparison"),
         "comparison_rows": comparison_rows(metrics.get("comparison")),
         "hostile": hostile_rows(main, baseline),
