@@ -20,13 +20,14 @@ from judge.diff import parse_diff
 from judge.diff_budget import budget_diff
 from judge.evidence import normalised_diff, quote_in_diff
 from judge.fencing import fence, truncate
+from judge.graded import probabilities_from_logprobs, probability_from_verbal
 from judge.judgement import CriterionResult, Judgement
 from judge.llm.types import LLMResult, Message
 from judge.prompts import load_prompt
 from judge.records import Candidate, Task
 from judge.repo.view import JudgeView
 from judge.rubric import PRESERVATION, Rubric
-from judge.scoring import score_and_coverage
+from judge.scoring import graded_score, score_and_coverage
 
 PROMPT_NAME = "judge"
 
@@ -41,11 +42,19 @@ class CriterionAnswer(BaseModel):
     answer: Literal["yes", "no"]
 
 
+class RatedAnswer(CriterionAnswer):
+    """For providers without log-probabilities: how sure the judge is that the criterion is
+    met, 1 (surely not) to 5 (surely)."""
+
+    confidence: Literal[1, 2, 3, 4, 5]
+
+
 @lru_cache(maxsize=4096)
-def reply_model(criterion_ids: tuple[str, ...]) -> type[BaseModel]:
+def reply_model(criterion_ids: tuple[str, ...], rated: bool = False) -> type[BaseModel]:
     """A reply schema with exactly one required entry per criterion id, in the shown order:
     the SDK's structured output then cannot skip, repeat or invent a criterion."""
-    fields = {f"c{i}": (CriterionAnswer, Field(alias=cid)) for i, cid in enumerate(criterion_ids)}
+    entry = RatedAnswer if rated else CriterionAnswer
+    fields = {f"c{i}": (entry, Field(alias=cid)) for i, cid in enumerate(criterion_ids)}
     return create_model("JudgeReply", __config__=ConfigDict(extra="forbid"), **fields)
 
 
@@ -95,6 +104,7 @@ def build_judge_prompt(
     settings: JudgeSettings,
     run_index: int,
     view: JudgeView | None = None,
+    confidence: str = "none",
 ) -> JudgePrompt:
     """The judge's whole view of a candidate; raises `DiffError` for a malformed diff."""
     blinded, redactions = blind_patch_counted(candidate.patch, candidate.labels)
@@ -109,6 +119,7 @@ def build_judge_prompt(
         task_description=fence(description, "task_description"),
         diff=fence(shown, "candidate_diff"),
         criteria=[_shown_criterion(rubric, cid) for cid in order],
+        verbal_confidence=confidence == "verbal",
         **_view_sections(view, secrets),
     )
     return JudgePrompt(messages, order, shown, truncated, prompt.hash, redactions + in_task, view)
@@ -243,10 +254,33 @@ def judgement_from_result(
             reason=result.reason,
             raw_reply=result.text,
         )
-    results = answers_to_results(rubric, result.parsed, shown.shown_diff, strict)
+    results = with_confidence(
+        answers_to_results(rubric, result.parsed, shown.shown_diff, strict), result
+    )
     score, coverage = score_and_coverage(results)
     if any(r.answer == "yes" and r.verified is False for r in results):
         flags.append("unverified_evidence")
     return Judgement(
-        **common, status="scored", score=score, coverage=coverage, criteria=results, flags=flags
+        **common,
+        status="scored",
+        score=score,
+        graded_score=graded_score(results),
+        coverage=coverage,
+        criteria=results,
+        flags=flags,
     )
+
+
+def with_confidence(results: list[CriterionResult], result: LLMResult) -> list[CriterionResult]:
+    """P(yes) per criterion: read from log-probabilities, or from the stated confidence."""
+    ids = [r.criterion_id for r in results]
+    found = probabilities_from_logprobs(result.logprobs, ids)
+    if not found and result.parsed is not None:
+        fields = type(result.parsed).model_fields
+        answers = {f.alias: getattr(result.parsed, name) for name, f in fields.items()}
+        found = {
+            cid: p
+            for cid, answer in answers.items()
+            if (p := probability_from_verbal(getattr(answer, "confidence", None))) is not None
+        }
+    return [r.model_copy(update={"p_yes": found.get(r.criterion_id)}) for r in results]

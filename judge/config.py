@@ -8,7 +8,7 @@ not a silently ignored setting.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -30,6 +30,9 @@ class JudgeSettings(BaseModel):
     max_description_tokens: int = Field(default=6_000, ge=100)
     shuffle_seed: int = 0
     """Seeds the per-candidate criterion order (position-bias control); the order is recorded."""
+    confidence: Literal["auto", "logprobs", "verbal", "off"] = "auto"
+    """Graded answers: P(yes) from token log-probabilities where the provider has them
+    (OpenAI, vLLM), else a stated confidence (Anthropic); "off" keeps answers binary."""
     max_context_tokens: int = Field(default=6_000, ge=0)
     """With --repos-dir: budget for the code around the change, read at the base commit."""
     view_cache_dir: str = ".rubric-judge/views"

@@ -34,6 +34,8 @@ class CriterionResult(BaseModel):
     answerer: Answerer = "llm"
     preservation: bool = False
     """A preservation criterion: met when untouched, and it can only take points away."""
+    p_yes: float | None = None
+    """The judge's confidence that the criterion is met (graded answers), when known."""
 
 
 class Judgement(BaseModel):
@@ -50,6 +52,9 @@ class Judgement(BaseModel):
     package_version: str = __version__
     status: Status
     score: float | None
+    graded_score: float | None = None
+    """Like `score`, with each answer weighted by P(yes): breaks ties between strong patches.
+    Equals `score` where no confidence was available."""
     coverage: float
     criteria: list[CriterionResult] = Field(default_factory=list)
     order: list[str] = Field(default_factory=list)
@@ -68,6 +73,11 @@ class Judgement(BaseModel):
     """Kept for unparsed replies only, so a human can see what went wrong."""
     usage: Usage = Field(default_factory=lambda: Usage(calls=0))
     created_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
+
+    @property
+    def rank_score(self) -> float | None:
+        """What ranking uses: the graded score where there is one, else the score."""
+        return self.score if self.graded_score is None else self.graded_score
 
     @property
     def key(self) -> tuple[str, int]:

@@ -65,6 +65,11 @@ class LLMJudge:
         self.hybrid = hybrid
         self.viewer = viewer
 
+    def _confidence(self) -> str:
+        """How this judge grades its answers: the setting, or the provider's own way."""
+        mode = self.settings.confidence
+        return self.model.confidence if mode == "auto" else mode
+
     async def _view(self, task: Task, candidate: Candidate) -> JudgeView | None:
         """Git and ruff run in a worker thread so the event loop keeps other calls moving."""
         if self.viewer is None:
@@ -79,11 +84,15 @@ class LLMJudge:
             update={"criteria": [c for c in rubric.criteria if c not in static]}
         )
         view = await self._view(task, candidate)
-        shown = build_judge_prompt(task, candidate, asked, self.settings, run, view)
+        mode = self._confidence()
+        shown = build_judge_prompt(task, candidate, asked, self.settings, run, view, mode)
         if not asked.criteria:
             return static_judgement(candidate, rubric, parse_diff(shown.shown_diff), self.spec, run)
         result = await self.model.complete(
-            shown.messages, reply_model(shown.order), sample_index=run
+            shown.messages,
+            reply_model(shown.order, rated=mode == "verbal"),
+            options=self.model.options(logprobs=True) if mode == "logprobs" else None,
+            sample_index=run,
         )
         judgement = judgement_from_result(
             candidate, asked, shown, result, self.spec, run, self.settings.strict_evidence

@@ -18,6 +18,28 @@ from collections.abc import Sequence
 from judge.judgement import CriterionResult
 
 
+def _credit(result: CriterionResult) -> float:
+    """How much of a criterion's weight counts as met: P(yes), but a "yes" that does not count
+    (unverified evidence) earns nothing, as in the binary score."""
+    if result.answer == "yes" and not result.counted_yes:
+        return 0.0
+    if result.p_yes is None:
+        return 1.0 if result.counted_yes else 0.0
+    return result.p_yes
+
+
+def graded_score(results: Sequence[CriterionResult]) -> float | None:
+    """The score's arithmetic with each answer's P(yes) in place of yes/no."""
+    answered = [r for r in results if r.answer is not None]
+    achieve = [r for r in answered if not r.preservation]
+    base = sum(r.weight for r in achieve)
+    if not answered:
+        return None
+    met = sum(r.weight * _credit(r) for r in achieve)
+    broken = sum(r.weight * (1.0 - _credit(r)) for r in answered if r.preservation)
+    return max(met - broken, 0.0) / base if base else 0.0
+
+
 def score_and_coverage(results: Sequence[CriterionResult]) -> tuple[float | None, float]:
     total = sum(r.weight for r in results)
     answered = [r for r in results if r.answer is not None]

@@ -1,8 +1,10 @@
 """Best-of-N selection from saved judgements: one pick per task, with the rule that decided it.
 
-Candidates are ranked by mean score over repeat runs. Scores within `epsilon` of the best are a
-tie, broken in order by higher coverage, fewer unverified evidence quotes, the smaller diff and
-finally the candidate id (stable across runs). An empty patch is never picked while any
+Candidates are ranked by mean graded score over repeat runs (P(yes)-weighted; the binary score
+where no confidence was recorded), which already breaks most ties between strong candidates.
+Scores within `epsilon` of the best are a tie, broken in order by higher coverage, fewer
+unverified evidence quotes, the smaller diff and finally the candidate id (stable across runs).
+An empty patch is never picked while any
 non-empty candidate exists.
 """
 
@@ -74,7 +76,7 @@ def _standing(task_id: str, candidate_id: str, group: list[Judgement]) -> Standi
     return Standing(
         task_id=task_id,
         candidate_id=candidate_id,
-        score=_mean([j.score for j in group if j.score is not None]),
+        score=_mean([j.rank_score for j in group if j.rank_score is not None]),
         coverage=_mean([j.coverage for j in group]) or 0.0,
         unverified=_mean([float(j.unverified) for j in group]) or 0.0,
         patch_size=group[0].patch_size,

@@ -9,6 +9,8 @@ tests assert exact counts. Used by the integration tests and by `benchmarks/llm_
 from __future__ import annotations
 
 import json
+import math
+import re
 import socket
 import struct
 import threading
@@ -180,9 +182,37 @@ def _tokens(value: Any) -> int:
     return max(len(json.dumps(value)) // 4, 1)
 
 
+ANSWER_PROBABILITY = 0.9  # what the loopback "model" puts on the answer it gives
+_WIRE_TOKEN = re.compile(r"\w+|\W+")
+
+
+def _logprobs(text: str, top: int) -> dict:
+    """OpenAI's `choices[0].logprobs`: word/non-word tokens; a yes/no token carries the other
+    answer as its alternative (P = 0.9 for the one given)."""
+    content = []
+    for token in _WIRE_TOKEN.findall(text):
+        other = {"yes": "no", "no": "yes"}.get(token)
+        chosen = math.log(ANSWER_PROBABILITY) if other else 0.0
+        alternatives = [{"token": token, "logprob": chosen, "bytes": None}]
+        if other:
+            alternatives.append(
+                {"token": other, "logprob": math.log(1 - ANSWER_PROBABILITY), "bytes": None}
+            )
+        content.append({"token": token, "logprob": chosen, "bytes": None,
+                        "top_logprobs": alternatives[:top]})  # fmt: skip
+    return {"content": content, "refusal": None}
+
+
 def _openai_reply(body: dict, text: str, cached: int) -> dict:
     prompt = _tokens(body.get("messages"))
     completion = _tokens(text)
+    reply = _openai_body(body, text, prompt, completion, cached)
+    if body.get("logprobs"):
+        reply["choices"][0]["logprobs"] = _logprobs(text, body.get("top_logprobs") or 0)
+    return reply
+
+
+def _openai_body(body: dict, text: str, prompt: int, completion: int, cached: int) -> dict:
     return {
         "id": "chatcmpl-loopback",
         "object": "chat.completion",

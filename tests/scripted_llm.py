@@ -62,6 +62,7 @@ def diff_reading_judge(call: ScriptedCall) -> dict:
     """Yes when the question's first `span` occurs in a diff line, quoting that line (the
     first user message holds the prompt, also in a repair conversation)."""
     prompt = next(m.content for m in call.messages if m.role == "user")
+    rated = '"confidence"' in call.messages[0].content  # the verbal-confidence schema
     diff_lines = _DIFF.search(prompt).group(1).splitlines()
     answers = {}
     for cid, question in _CRITERION.findall(prompt):
@@ -72,4 +73,17 @@ def diff_reading_judge(call: ScriptedCall) -> dict:
             "evidence": line or "",
             "answer": "yes" if line else "no",
         }
+        if rated:  # surer of a long quoted line than of a short one
+            answers[cid]["confidence"] = (5 if len(line) > 30 else 4) if line else 1
     return answers
+
+
+def messages_of(body: dict) -> list:
+    """A wire request's messages, with Anthropic's separate `system` field put first."""
+    from judge.llm.types import Message
+
+    system = body.get("system")
+    if isinstance(system, list):
+        system = "".join(block.get("text", "") for block in system)
+    first = [Message(role="system", content=system)] if system else []
+    return first + [Message(role=m["role"], content=m["content"]) for m in body["messages"]]

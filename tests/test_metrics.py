@@ -45,9 +45,11 @@ def frame(rows: list[dict]) -> pd.DataFrame:
     for row in rows:
         merged = {**defaults, **row}
         merged.setdefault("candidate_id", f"{merged['task_id']}@{merged['system']}")
+        merged.setdefault("graded", merged["score"])
         full.append(merged)
     table = pd.DataFrame(full)[COLUMNS]
     table["score"] = table["score"].astype(float)
+    table["graded"] = table["graded"].astype(float)
     return table
 
 

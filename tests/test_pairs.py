@@ -46,3 +46,20 @@ def test_hard_negative_auc_and_per_system_auc():
     assert per["weak"]["resolve_rate"] == pytest.approx(0 / 3)
     assert per["strong"] == {"mean": 0.5, "tasks": 1, "pairs": 1, "resolve_rate": 2 / 3}
     assert per["other"]["mean"] == 0.0 and per["other"]["tasks"] == 1
+
+
+def test_graded_auc_breaks_binary_ties():
+    from validation.metrics import auc_check
+
+    rows = [
+        {**_c("t1", "t1@a", "a", True, 1.0), "graded": 0.95},
+        {**_c("t1", "t1@b", "b", False, 1.0), "graded": 0.80},  # tied at 1.0, graded apart
+        {**_c("t2", "t2@a", "a", True, 0.6), "graded": 0.55},
+        {**_c("t2", "t2@b", "b", False, 0.6), "graded": 0.60},  # graded orders it wrongly
+    ]
+    table = frame(rows)
+    assert auc_check(table, include_empty=False, n_boot=10)["mean"] == pytest.approx(0.5)
+    graded = auc_check(table, include_empty=False, n_boot=10, column="graded")
+    assert graded["mean"] == pytest.approx((1.0 + 0.0) / 2)
+    assert hard_negative_check(table, "graded")["all_shares"]["tied"] == 0.0
+    assert hard_negative_check(table)["all_shares"]["tied"] == 1.0

@@ -18,6 +18,7 @@ EXAMPLES = {
         ],
         "code_context": "<repository_context>def f(): ...</repository_context>",
         "static_facts": "<static_facts>- a.py:3: Undefined name `y`</static_facts>",
+        "verbal_confidence": False,
     },
     "rubric": {
         "min_criteria": 5,
@@ -51,6 +52,13 @@ def test_judge_prompt_shows_criteria_and_rules():
     assert "evidence" in system.content and "markers and indentation are ignored" in system.content
     assert "read from the repository before the patch" in user.content
     assert "computed without running them" in user.content and "Undefined name" in user.content
+
+
+def test_verbal_confidence_asks_for_the_scale_only_when_wanted():
+    plain = load_prompt("judge").render(**EXAMPLES["judge"])[0].content
+    rated = load_prompt("judge").render(**dict(EXAMPLES["judge"], verbal_confidence=True))
+    assert '"confidence"' not in plain
+    assert '"confidence" (1 to 5)' in rated[0].content and "5 surely" in rated[0].content
 
 
 def test_judge_prompt_without_a_repository_view_has_no_empty_sections():

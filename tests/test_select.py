@@ -92,6 +92,18 @@ def test_pick_all_averages_repeat_runs():
     assert chosen.margin == pytest.approx(0.7 - 0.6)
 
 
+def test_the_graded_score_breaks_a_tie_of_binary_scores():
+    """Both satisfy every criterion (1.0), but the judge was surer of `b`."""
+    a = _judgement("a", 0, 1.0).model_copy(update={"graded_score": 0.81})
+    b = _judgement("b", 0, 1.0).model_copy(update={"graded_score": 0.93})
+    (chosen,) = pick_all([a, b])
+    assert (chosen.candidate_id, chosen.decided_by) == ("b", "score")
+    assert chosen.score == pytest.approx(0.93) and chosen.margin == pytest.approx(0.12)
+    # without confidence the binary score ranks, and the tie rules decide
+    (plain,) = pick_all([_judgement("a", 0, 1.0), _judgement("b", 0, 1.0)])
+    assert plain.decided_by == "stable_id" and plain.margin == 0
+
+
 TASK = Task(task_id="t", description="Fix `area`.")
 RUBRIC = Rubric(
     task_id="t",

@@ -19,6 +19,7 @@ COLUMNS = [
     "empty",
     "gold",
     "score",
+    "graded",
     "coverage",
     "status",
     "unparsed",
@@ -53,6 +54,7 @@ def _row(judgement: Judgement, repos: dict[str, str]) -> dict:
         "empty": bool(labels.get("empty", judgement.status == "empty")),
         "gold": bool(labels.get("gold", False)),
         "score": judgement.score,
+        "graded": judgement.rank_score,
         "coverage": judgement.coverage,
         "status": judgement.status,
         "unparsed": judgement.status == "unparsed",
@@ -73,6 +75,7 @@ def judgements_frame(
     rows = [_row(j, repos or {}) for j in judgements]
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame["score"] = frame["score"].astype(float)
+    frame["graded"] = frame["graded"].astype(float)
     return frame
 
 

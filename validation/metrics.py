@@ -112,10 +112,12 @@ def repeat_check(frame: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> dict
 # 3. Resolved above unresolved ------------------------------------------------------------
 
 
-def task_aucs(frame: pd.DataFrame, include_empty: bool) -> tuple[pd.DataFrame, int]:
+def task_aucs(
+    frame: pd.DataFrame, include_empty: bool, column: str = "score"
+) -> tuple[pd.DataFrame, int]:
     """Per-task AUC = (wins + ½ ties) / pairs, and the number of tasks skipped (one class)."""
-    scores = candidate_scores(frame[~frame["gold"] & (frame["condition"] == "standard")])
-    scores = scores.dropna(subset=["score"])
+    scores = candidate_scores(frame[~frame["gold"] & (frame["condition"] == "standard")], column)
+    scores = scores.rename(columns={column: "score"}).dropna(subset=["score"])
     if not include_empty:
         scores = scores[~scores["empty"]]
     rows, skipped = [], 0
@@ -140,8 +142,14 @@ def pooled_auc(frame: pd.DataFrame, include_empty: bool) -> float | None:
     return _num(roc_auc_score(scores["resolved"].astype(int), scores["score"]))
 
 
-def auc_check(frame: pd.DataFrame, include_empty: bool, n_boot: int = 2000, seed: int = 0) -> dict:
-    aucs, skipped = task_aucs(frame, include_empty)
+def auc_check(
+    frame: pd.DataFrame,
+    include_empty: bool,
+    n_boot: int = 2000,
+    seed: int = 0,
+    column: str = "score",
+) -> dict:
+    aucs, skipped = task_aucs(frame, include_empty, column)
     values = aucs["auc"].to_numpy()
     per_repo = {
         repo: {
@@ -159,7 +167,7 @@ def auc_check(frame: pd.DataFrame, include_empty: bool, n_boot: int = 2000, seed
         "mean": _num(values.mean()) if len(values) else None,
         "median": _num(np.median(values)) if len(values) else None,
         "ci95": mean_ci(values, n_boot, seed) if len(values) else [None, None],
-        "pooled": pooled_auc(frame, include_empty),
+        "pooled": pooled_auc(frame.assign(score=frame[column]), include_empty),
         "per_repo": per_repo,
         "per_task": aucs.set_index("task_id")["auc"].round(4).to_dict(),
     }
@@ -367,4 +375,8 @@ def all_checks(frame: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> dict:
         ),
         "run": run_figures(frame),
         "hard_negatives": hard_negative_check(frame),
+        "auc_graded_without_empty": auc_check(
+            frame, include_empty=False, n_boot=n_boot, seed=seed, column="graded"
+        ),
+        "hard_negatives_graded": hard_negative_check(frame, "graded"),
     }

@@ -94,6 +94,15 @@ def check_rows(main: dict, baseline: dict | None) -> list[list[str]]:
             PUBLISHED["auc"],
         ),
         (
+            "3. Per-task AUC, graded score (P(yes)), empty patches excluded",
+            lambda s: (
+                _auc(s["checks"]["auc_graded_without_empty"])
+                if s["checks"].get("auc_graded_without_empty")
+                else "–"
+            ),
+            PUBLISHED["auc"],
+        ),
+        (
             "3. Per-task AUC against strong systems' failures (resolve rate ≥ 0.5)",
             lambda s: _hard(s["checks"].get("hard_negatives")),
             "–",
@@ -101,6 +110,11 @@ def check_rows(main: dict, baseline: dict | None) -> list[list[str]]:
         (
             "3. Pairs tied / wrongly ordered (all; strong systems' failures)",
             lambda s: _shares(s["checks"].get("hard_negatives")),
+            "–",
+        ),
+        (
+            "3. Same, graded score",
+            lambda s: _shares(s["checks"].get("hard_negatives_graded")),
             "–",
         ),
         (

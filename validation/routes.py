@@ -33,7 +33,7 @@ def route_frame(judgements: Iterable[Judgement], by: str, cost: str | None) -> p
         {
             "task_id": j.task_id,
             "route": str(j.labels[by]),
-            "score": j.score,
+            "score": j.rank_score,
             "resolved": j.labels.get("resolved"),
             "cost": _number(j.labels.get(cost)) if cost else None,
         }

@@ -29,9 +29,11 @@ CREATE TABLE IF NOT EXISTS replies (
     cached_input_tokens INTEGER NOT NULL,
     output_tokens INTEGER NOT NULL,
     latency_s REAL NOT NULL,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    logprobs TEXT
 )
 """
+_MIGRATIONS = ("ALTER TABLE replies ADD COLUMN logprobs TEXT",)  # caches made before it
 
 
 @lru_cache(maxsize=256)
@@ -64,12 +66,18 @@ class ReplyCache:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(_SCHEMA)
+        self._migrate()
         self.hits = 0
         self.misses = 0
 
+    def _migrate(self) -> None:
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(replies)")}
+        if "logprobs" not in columns:
+            self._db.execute(_MIGRATIONS[0])
+
     def get(self, key: str) -> Completion | None:
         row = self._db.execute(
-            "SELECT text, input_tokens, cached_input_tokens, output_tokens, latency_s "
+            "SELECT text, input_tokens, cached_input_tokens, output_tokens, latency_s, logprobs "
             "FROM replies WHERE key = ?",
             (key,),
         ).fetchone()
@@ -77,12 +85,13 @@ class ReplyCache:
             self.misses += 1
             return None
         self.hits += 1
-        return Completion(*row)
+        logprobs = tuple(tuple(item) for item in json.loads(row[5])) if row[5] else None
+        return Completion(*row[:5], logprobs=logprobs)
 
     def put(self, key: str, spec: str, completion: Completion) -> None:
         """First writer wins: two identical in-flight requests store one row."""
         self._db.execute(
-            "INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 key,
                 spec,
@@ -92,6 +101,7 @@ class ReplyCache:
                 completion.output_tokens,
                 completion.latency_s,
                 time.time(),
+                json.dumps(completion.logprobs) if completion.logprobs else None,
             ),
         )
 

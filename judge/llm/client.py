@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from judge.llm.batching import BatchCollector, DeferredRequest, PendingRequest
 from judge.llm.cache import ReplyCache, request_key
 from judge.llm.pricing import Ledger, PriceTable, cost_usd, load_prices
-from judge.llm.providers import create_provider, parse_model_spec
+from judge.llm.providers import confidence_source, create_provider, parse_model_spec
 from judge.llm.retry import call_with_retry
 from judge.llm.runner import Outcome, run_bounded
 from judge.llm.settings import LLMSettings
@@ -111,6 +111,11 @@ class ModelClient:
         self.spec = f"{name}:{model}"
         self.structured = client.settings.provider(name).structured
         self.provider = None if client.defer is not None else create_provider(spec, client.settings)
+        self.confidence = confidence_source(spec)
+
+    def options(self, **changes) -> GenerationOptions:
+        """The configured generation options with some changed (e.g. logprobs=True)."""
+        return self._client.settings.generation.model_copy(update=changes)
 
     async def complete(
         self,
@@ -137,7 +142,13 @@ class ModelClient:
         model = request.response_model
         parsed, reason = validate_reply(model, completion.text)
         if parsed is not None:
-            return LLMResult(status="ok", text=completion.text, parsed=parsed, usage=usage)
+            return LLMResult(
+                status="ok",
+                text=completion.text,
+                parsed=parsed,
+                usage=usage,
+                logprobs=completion.logprobs,
+            )
         repair = LLMRequest(
             messages=repair_messages(request.messages, completion.text, reason),
             response_model=model,
@@ -149,7 +160,12 @@ class ModelClient:
         usage = usage + more
         if parsed is not None:
             return LLMResult(
-                status="ok", text=second.text, parsed=parsed, repaired=True, usage=usage
+                status="ok",
+                text=second.text,
+                parsed=parsed,
+                repaired=True,
+                usage=usage,
+                logprobs=second.logprobs,
             )
         return LLMResult(
             status="unparsed",

@@ -33,6 +33,8 @@ class GenerationOptions(BaseModel):
     )
     max_output_tokens: int = 4096
     seed: int | None = None
+    logprobs: bool = False
+    """Ask for token log-probabilities (where the provider has them): part of the cache key."""
 
 
 class Usage(BaseModel):
@@ -81,6 +83,11 @@ class Completion:
     cached_input_tokens: int = 0
     output_tokens: int = 0
     latency_s: float = 0.0
+    logprobs: TokenLogprobs | None = None
+    """Per output token: (token, log-probability, {alternative: log-probability}), when asked."""
+
+
+TokenLogprobs = tuple[tuple[str, float, dict[str, float]], ...]
 
 
 @dataclass(frozen=True)
@@ -108,6 +115,7 @@ class LLMResult(BaseModel):
     reason: str | None = None
     repaired: bool = False
     usage: Usage
+    logprobs: TokenLogprobs | None = None
 
 
 @runtime_checkable

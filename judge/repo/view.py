@@ -91,7 +91,9 @@ class CodeViewer:
             cache(lambda p: read_at_commit(clone, commit, p)),
             cache(lambda pattern: grep_at_commit(clone, commit, pattern, SOURCE_GLOBS)),
         )
-        shown, left_out = code_context(parsed, builder, self.max_tokens)
+        shown, left_out = (
+            code_context(parsed, builder, self.max_tokens) if self.max_tokens else ([], [])
+        )
         with patched_tree(clone, commit, body if body.endswith("\n") else body + "\n") as tree:
             facts = static_facts(parsed, tree, builder)
         return JudgeView(

@@ -19,7 +19,7 @@ from judge.llm.types import GenerationOptions, Message
 from judge.score_run import ScoreJob, score
 from rubric_gen.run import RubricJob, generate_rubrics
 from tests.batch_emulator import BatchEmulator
-from tests.scripted_llm import diff_reading_judge
+from tests.scripted_llm import diff_reading_judge, messages_of
 from validation.sample import SAMPLE_CANDIDATES, SAMPLE_TASKS
 
 pytestmark = pytest.mark.integration
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.integration
 
 def _answer(body: dict) -> str:
     """What a model would reply to one exported request (test executor)."""
-    messages = [Message(role=m["role"], content=m["content"]) for m in body["messages"]]
+    messages = messages_of(body)
     return json.dumps(
         diff_reading_judge(ScriptedCall(body["model"], messages, None, GenerationOptions()))
     )

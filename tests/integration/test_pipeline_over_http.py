@@ -10,18 +10,18 @@ from judge.config import load_app_settings
 from judge.jsonl import read_jsonl
 from judge.judgement import Judgement
 from judge.llm.providers.scripted import ScriptedCall
-from judge.llm.types import GenerationOptions, Message
+from judge.llm.types import GenerationOptions
 from judge.rubric import Rubric
 from judge.score_run import ScoreJob, score
 from rubric_gen.run import RubricJob, generate_rubrics
-from tests.scripted_llm import diff_reading_judge, rubric_writer
+from tests.scripted_llm import diff_reading_judge, messages_of, rubric_writer
 
 pytestmark = pytest.mark.integration
 
 
 def protocol_responder(body: dict) -> str:
     """Answer like a model would, from what the wire request carries."""
-    messages = [Message(role=m["role"], content=m["content"]) for m in body["messages"]]
+    messages = messages_of(body)
     call = ScriptedCall(body["model"], messages, None, GenerationOptions())
     is_rubric = messages[-1].content.rstrip().endswith("Write the rubric.")
     return json.dumps(rubric_writer(call) if is_rubric else diff_reading_judge(call))

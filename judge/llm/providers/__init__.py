@@ -58,3 +58,10 @@ def _factory(provider: str) -> ProviderFactory:
 def create_provider(spec: str, settings: LLMSettings) -> Provider:
     provider, model = parse_model_spec(spec)
     return _factory(provider)(provider, model, settings.provider(provider))
+
+
+def confidence_source(spec: str) -> str:
+    """How a provider can say how sure its model is: "logprobs", "verbal" or "none" (the
+    class attribute `confidence`; a registered factory without one says "none")."""
+    provider, _ = parse_model_spec(spec)
+    return getattr(_factory(provider), "confidence", "none")

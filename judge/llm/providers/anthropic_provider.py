@@ -28,6 +28,8 @@ REPLY_TOOL = "reply"
 
 
 class AnthropicProvider:
+    confidence = "verbal"  # no log-probabilities: the model states its confidence
+
     def __init__(self, name: str, model: str, settings: ProviderSettings) -> None:
         self.name = name
         self.model = model

@@ -18,10 +18,14 @@ from pydantic import BaseModel
 from judge.llm.providers.errors import translate_sdk_error
 from judge.llm.providers.keys import resolve_api_key
 from judge.llm.settings import ProviderSettings
-from judge.llm.types import Completion, GenerationOptions, Message
+from judge.llm.types import Completion, GenerationOptions, Message, TokenLogprobs
+
+TOP_LOGPROBS = 5
 
 
 class OpenAIProvider:
+    confidence = "logprobs"  # Chat Completions (and vLLM) return token log-probabilities
+
     def __init__(self, name: str, model: str, settings: ProviderSettings) -> None:
         self.name = name
         self.model = model
@@ -71,6 +75,9 @@ def request_body(
         body["seed"] = options.seed
     if response_model is not None:
         body["response_format"] = _response_format(response_model)
+    if options.logprobs:
+        body["logprobs"] = True
+        body["top_logprobs"] = TOP_LOGPROBS
     return body
 
 
@@ -90,4 +97,21 @@ def completion_from_body(body: dict) -> Completion:
         input_tokens=usage.get("prompt_tokens", 0),
         cached_input_tokens=details.get("cached_tokens") or 0,
         output_tokens=usage.get("completion_tokens", 0),
+        logprobs=token_logprobs(choices[0].get("logprobs")),
     )
+
+
+def token_logprobs(block: dict | None) -> TokenLogprobs | None:
+    """`choices[0].logprobs.content` (OpenAI and vLLM) as (token, logprob, alternatives)."""
+    content = (block or {}).get("content")
+    if not content:
+        return None
+    return tuple(
+        (
+            item.get("token", ""),
+            float(item.get("logprob", 0.0)),
+            {alt.get("token", ""): float(alt.get("logprob", 0.0))
+             for alt in item.get("top_logprobs") or []},
+        )
+        for item in content
+    )  # fmt: skip

@@ -95,6 +95,8 @@ def _estimate_tokens(text: str) -> int:
 
 
 class ScriptedProvider:
+    confidence = "none"  # replies are whatever the script says; set judge.confidence to test
+
     def __init__(self, name: str, model: str, settings: ProviderSettings) -> None:
         self.name = name
         self.model = model
