@@ -98,7 +98,7 @@ def _is_other(path: str, text: str) -> bool:
     return bool(added) and not any(x.strip() for x in added)  # a whitespace flood
 
 
-def _rank(path: str, text: str) -> int:
+def file_rank(path: str, text: str) -> int:
     if _is_other(path, text) or "Binary files" in text or "GIT binary patch" in text:
         return OTHER
     return TESTS if is_test_path(path) else SOURCE
@@ -117,7 +117,7 @@ def split_files(diff: str) -> list[FileChunk]:
         text = diff[begin:end]
         match = _PATH.search(text)
         path = next((g for g in match.groups() if g), "") if match else ""
-        chunks.append(FileChunk(text, path, _rank(path, text)))
+        chunks.append(FileChunk(text, path, file_rank(path, text)))
     return [c for c in chunks if c.text]
 
 

@@ -1,4 +1,5 @@
-"""Blind pairwise tie-breaks for best-of-N: two diffs against the rubric, asked in both orders.
+"""Blind pairwise comparison: two diffs against the rubric, one request (see `judge.tiebreak`
+for the stage that asks both orders of many pairs at once).
 
 Position bias is controlled by asking A-vs-B and B-vs-A; only a consistent answer counts, and a
 disagreement between the two orders is a tie (left to the ordinary tie rules).
@@ -6,8 +7,6 @@ disagreement between the two orders is a tie (left to the ordinary tie rules).
 
 from __future__ import annotations
 
-import itertools
-from collections import Counter
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -52,7 +51,7 @@ def pairwise_messages(
     )
 
 
-async def _ask(
+async def ask(
     model: ModelClient,
     task: Task,
     rubric: Rubric,
@@ -66,43 +65,3 @@ async def _ask(
     if result.status != "ok":
         return None
     return first.candidate_id if result.parsed.better == "A" else second.candidate_id
-
-
-async def both_orders(
-    model: ModelClient,
-    task: Task,
-    rubric: Rubric,
-    a: Candidate,
-    b: Candidate,
-    settings: JudgeSettings,
-) -> str | None:
-    """The preferred id when both orders agree; None (a tie) when they do not."""
-    forward = await _ask(model, task, rubric, a, b, settings)
-    backward = await _ask(model, task, rubric, b, a, settings)
-    return forward if forward is not None and forward == backward else None
-
-
-async def round_robin(
-    model: ModelClient,
-    task: Task,
-    rubric: Rubric,
-    leaders: list[Candidate],
-    settings: JudgeSettings,
-) -> tuple[str | None, dict]:
-    """Every pair of leaders in both orders; the unique candidate with most wins, or None."""
-    wins: Counter[str] = Counter({c.candidate_id: 0 for c in leaders})
-    ties = 0
-    for a, b in itertools.combinations(leaders, 2):
-        winner = await both_orders(model, task, rubric, a, b, settings)
-        if winner is None:
-            ties += 1
-        else:
-            wins[winner] += 1
-    ranked = wins.most_common()
-    unique = len(ranked) == 1 or ranked[0][1] > ranked[1][1]
-    details = {
-        "wins": dict(wins),
-        "order_disagreements_or_ties": ties,
-        "comparisons": len(leaders) * (len(leaders) - 1),
-    }
-    return (ranked[0][0] if unique else None), details

@@ -13,21 +13,8 @@ from judge.config import AppSettings
 from judge.jsonl import read_jsonl
 from judge.judgement import Judgement
 from judge.llm.client import LLMClient
-from judge.pairwise import round_robin
-from judge.records import Candidate, Task
-from judge.rubric import Rubric
 from judge.select import Pick, pick_all
-
-
-@dataclass
-class PairwiseInputs:
-    """What a pairwise tie-break needs besides the judgements."""
-
-    model: str
-    tasks: dict[str, Task]
-    candidates: dict[str, Candidate]
-    rubrics: dict[str, Rubric]
-    top_k: int = 3
+from judge.tiebreak import TieBreakInputs, compare, leader_pairs, round_robin_winner
 
 
 @dataclass
@@ -42,20 +29,24 @@ def only_candidates(judgements: list[Judgement], keep: set[str] | None) -> list[
 
 
 async def _break_ties(
-    picks: list[Pick], inputs: PairwiseInputs, settings: AppSettings, use_cache: bool
+    picks: list[Pick], inputs: TieBreakInputs, settings: AppSettings, use_cache: bool
 ) -> float | None:
+    """Every task's tied leaders compared at once (both orders, bounded concurrency)."""
+    plan = {
+        index: [pick.candidate_id, *pick.tied_with][: inputs.top_k]
+        for index, pick in enumerate(picks)
+        if pick.tied_with
+    }
+    pairs = [
+        p for i, ids in plan.items() for p in leader_pairs(picks[i].task_id, ids, inputs.top_k)
+    ]
     async with LLMClient(settings.llm, use_cache=use_cache) as client:
-        model = client.model(inputs.model)
-        for index, current in enumerate(picks):
-            if not current.tied_with:
-                continue
-            ids = [current.candidate_id, *current.tied_with][: inputs.top_k]
-            leaders = [inputs.candidates[i] for i in ids if i in inputs.candidates]
-            task, rubric = inputs.tasks.get(current.task_id), inputs.rubrics.get(current.task_id)
-            if len(leaders) < 2 or task is None or rubric is None:
-                continue
-            winner, details = await round_robin(model, task, rubric, leaders, settings.judge)
-            picks[index] = _apply(current, winner, details)
+        verdicts = await compare(client, inputs, pairs, settings.judge)
+        for index, leaders in plan.items():
+            mine = {p: v for p, v in verdicts.items() if p.task_id == picks[index].task_id}
+            if mine:
+                winner, details = round_robin_winner(leaders, mine)
+                picks[index] = _apply(picks[index], winner, details)
         return client.ledger.total().cost_usd
 
 
@@ -85,7 +76,7 @@ async def select(
     out: Path,
     settings: AppSettings,
     epsilon: float = 0.0,
-    pairwise: PairwiseInputs | None = None,
+    pairwise: TieBreakInputs | None = None,
     keep: set[str] | None = None,
     use_cache: bool = True,
 ) -> SelectSummary:

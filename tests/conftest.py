@@ -160,6 +160,17 @@ CALC_BASE = {
         "    return out\n"
     ),
     "web/app.js": "function greet(name) {\n  return 'hi ' + name;\n}\n",
+    "calc/fmt.py": (
+        "import re\n"
+        "\n"
+        "\n"
+        "class Formatter:\n"
+        "    def compile(self, fmt):\n"
+        "        return fmt.upper()\n"
+        "\n"
+        "    def render(self):\n"
+        '        return self.compile("x")\n'
+    ),
     "tests/test_ops.py": "from calc.ops import add\n\n\ndef test_add():\n    assert add(1, 2)\n",
 }
 CALC_FIX = {

@@ -180,6 +180,11 @@ def test_preservation_criteria_need_anchors_and_a_small_weight():
     assert "c5 is a preservation criterion with weight 4: at most 3" in findings
     items = _items([*GOOD[:4], ("Does `separability_matrix` keep its return type?", 2,
                                 "preservation")])  # fmt: skip
-    items[-1] = NumberedDraft(id="c5", question=items[-1].question, weight=2,
-                              category="preservation", anchors=["separability_matrix"])
+    items[-1] = NumberedDraft(
+        id="c5",
+        question=items[-1].question,
+        weight=2,
+        category="preservation",
+        anchors=["separability_matrix"],
+    )
     assert lint_rubric(items, SETTINGS) == []

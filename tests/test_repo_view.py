@@ -49,6 +49,22 @@ JS_BROKEN = _patch(
     [" function greet(name) {", "-  return 'hi ' + name;", "+  return 'hi ' + (name;", " }"],
 )
 UNUSED_IMPORT = _patch("calc/ops.py", 1, ["+import json", " import math"])
+RE_COMPILE = _patch(  # an attribute call on another object is never matched to `compile`
+    "calc/fmt.py", 8, ["     def render(self):", '+        pattern = re.compile("x", re.I)',
+                       '         return self.compile("x")'],
+)  # fmt: skip
+SELF_METHOD = _patch(
+    "calc/fmt.py", 8, ["     def render(self):", '-        return self.compile("x")',
+                       '+        return self.compile("x", "y")'],
+)  # fmt: skip
+NEW_SCRIPT = (  # a reproduction script at the root is not the product
+    "diff --git a/reproduce.py b/reproduce.py\nnew file mode 100644\n--- /dev/null\n"
+    "+++ b/reproduce.py\n@@ -0,0 +1,2 @@\n+import os\n+print(undefined_thing)\n"
+)
+BINARY = (  # a binary section cannot be applied without full index lines: it is left out
+    "diff --git a/data.fits b/data.fits\nnew file mode 100644\nindex 0000000..1111111\n"
+    "GIT binary patch\nliteral 12\nTcmZ?wbhEHbWMp7qVBi1%00031\n\nliteral 0\nHcmV?d00001\n\n" + CLEAN
+)
 
 
 @pytest.mark.parametrize(
@@ -65,7 +81,14 @@ UNUSED_IMPORT = _patch("calc/ops.py", 1, ["+import json", " import math"])
                     " unknown keyword argument 'clip'")]),
         (NOT_APPLYING, [("(patch)", "does_not_apply", None, "the patch does not apply")]),
         (JS_BROKEN, [("web/app.js", "syntax_error", 2, "does not parse after the patch")]),
-        (UNUSED_IMPORT, [("calc/ops.py", "lint", 1, "`json` imported but unused (F401, new)")]),
+        (UNUSED_IMPORT,
+         [("calc/ops.py", "lint_warning", 1, "`json` imported but unused (F401, new)")]),
+        (RE_COMPILE, []),
+        (SELF_METHOD, [("calc/fmt.py", "call_mismatch", 9,
+                        "call to `compile` does not match `def compile(self, fmt):`: "
+                        "2 positional arguments, the definition takes 1")]),
+        (NEW_SCRIPT, []),
+        (BINARY, []),
     ],
 )  # fmt: skip
 def test_static_facts_are_exact(calc_repo, patch, expected):

@@ -7,10 +7,10 @@ import pytest
 from judge.config import JudgeSettings
 from judge.judgement import Judgement
 from judge.llm.providers.scripted import install_script
-from judge.pairwise import both_orders, round_robin
 from judge.records import Candidate, Task
 from judge.rubric import Criterion, Rubric
 from judge.select import Standing, pick, pick_all
+from judge.tiebreak import Pair, TieBreakInputs, compare, leader_pairs, round_robin_winner
 
 
 def standing(cid: str, score: float | None, coverage=1.0, unverified=0.0, size=10, empty=False):
@@ -133,11 +133,20 @@ def _prefers(marker: str):
     return respond
 
 
+def _inputs(model: str, *candidates: Candidate, tasks=None) -> TieBreakInputs:
+    tasks = tasks or {"t": TASK}
+    return TieBreakInputs(
+        model, tasks, {c.candidate_id: c for c in candidates}, dict.fromkeys(tasks, RUBRIC)
+    )
+
+
 async def test_consistent_preference_wins_in_both_orders(make_client):
     script = install_script("pw-consistent", _prefers("math.pi"))
-    model = make_client().model("scripted:pw-consistent")
     good, bad = _candidate("good", "return math.pi * r * r"), _candidate("bad", "return 3")
-    assert await both_orders(model, TASK, RUBRIC, bad, good, JudgeSettings()) == "good"
+    pair = Pair("t", "bad", "good")
+    verdicts = await compare(make_client(), _inputs("scripted:pw-consistent", good, bad), [pair],
+                             JudgeSettings())  # fmt: skip
+    assert verdicts == {pair: "good"}
     assert len(script.calls) == 2
     first, second = script.calls
     assert first.prompt.index("return 3") < first.prompt.index("math.pi * r")  # bad shown as A
@@ -147,21 +156,45 @@ async def test_consistent_preference_wins_in_both_orders(make_client):
 
 async def test_position_bias_is_a_tie(make_client):
     install_script("pw-biased", lambda call: {"reason": "first looks fine", "better": "A"})
-    model = make_client().model("scripted:pw-biased")
     a, b = _candidate("a", "return 1"), _candidate("b", "return 2")
-    assert await both_orders(model, TASK, RUBRIC, a, b, JudgeSettings()) is None
+    verdicts = await compare(make_client(), _inputs("scripted:pw-biased", a, b),
+                             [Pair("t", "a", "b")], JudgeSettings())  # fmt: skip
+    assert verdicts == {Pair("t", "a", "b"): None}
 
 
 async def test_round_robin_among_three(make_client):
     install_script("pw-robin", _prefers("math.pi"))
-    model = make_client().model("scripted:pw-robin")
     leaders = [
         _candidate("x", "return 1"),
         _candidate("good", "return math.pi * r * r"),
         _candidate("y", "return 2"),
     ]
-    winner, details = await round_robin(model, TASK, RUBRIC, leaders, JudgeSettings())
+    ids = [c.candidate_id for c in leaders]
+    pairs = leader_pairs("t", ids, top_k=3)
+    verdicts = await compare(make_client(), _inputs("scripted:pw-robin", *leaders), pairs,
+                             JudgeSettings())  # fmt: skip
+    winner, details = round_robin_winner(ids, verdicts)
     assert winner == "good"
     assert details["wins"] == {"x": 0, "good": 2, "y": 0}  # x vs y: always "B", orders disagree
     assert details["order_disagreements_or_ties"] == 1
     assert details["comparisons"] == 6
+
+
+async def test_comparisons_run_concurrently_within_the_bound(make_client, settings):
+    """20 tied tasks with three leaders: 120 requests, in flight together up to the bound."""
+    script = install_script("pw-many", _prefers("math.pi"), delay_s=0.01)
+    tasks = {
+        f"t{i}": Task(task_id=f"t{i}", description=f"Fix `area` in module {i}.") for i in range(20)
+    }  # distinct prompts: no cache hit between tasks
+    candidates = [
+        Candidate(task_id=t, candidate_id=f"{t}@{n}", patch=_candidate(n, line).patch)
+        for t in tasks
+        for n, line in (("x", "return 1"), ("good", "return math.pi"), ("y", "return 2"))
+    ]
+    pairs = [p for t in tasks for p in leader_pairs(t, [f"{t}@x", f"{t}@good", f"{t}@y"], 3)]
+    client = make_client(settings.model_copy(update={"concurrency": 8}))
+    verdicts = await compare(client, _inputs("scripted:pw-many", *candidates, tasks=tasks),
+                             pairs, JudgeSettings())  # fmt: skip
+    assert len(script.calls) == 120 and len(verdicts) == 60
+    assert script.most_in_flight == 8  # bounded, and never one at a time
+    assert sum(v is not None and v.endswith("@good") for v in verdicts.values()) == 40

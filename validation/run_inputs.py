@@ -11,7 +11,7 @@ from judge.judgement import Judgement
 from judge.llm.types import ConfigError
 from judge.loaders import load_candidates, load_tasks
 from judge.rubric_store import load_rubrics
-from judge.select_run import PairwiseInputs
+from judge.tiebreak import TieBreakInputs
 from validation.validate import ValidateJob, load_inputs
 
 
@@ -22,7 +22,7 @@ def manifest(run_dir: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def pairwise_inputs(run_dir: Path, model: str, top_k: int) -> PairwiseInputs:
+def pairwise_inputs(run_dir: Path, model: str, top_k: int) -> TieBreakInputs:
     found = manifest(run_dir)
     inputs = found["inputs"]
     rubrics = load_rubrics(Path(inputs.get("rubrics") or run_dir / "rubrics.jsonl"))
@@ -32,7 +32,7 @@ def pairwise_inputs(run_dir: Path, model: str, top_k: int) -> PairwiseInputs:
     else:
         tasks = load_tasks(inputs["tasks"]).tasks
         candidates = load_candidates(inputs["candidates"]).candidates
-    return PairwiseInputs(model, tasks, {c.candidate_id: c for c in candidates}, rubrics, top_k)
+    return TieBreakInputs(model, tasks, {c.candidate_id: c for c in candidates}, rubrics, top_k)
 
 
 def _validate_job(run_dir: Path, inputs: dict) -> ValidateJob:

@@ -7,13 +7,15 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from judge.diff import FileDiff, ParsedDiff, is_test_path
+from judge.diff_budget import OTHER, file_rank
 from judge.repo.calls import mismatches
 from judge.repo.context import CodeContext
 from judge.repo.git import PatchedTree
-from judge.repo.lint import introduced
+from judge.repo.lint import ERROR_CODES, introduced
 from judge.repo.syntax import checkable, syntax_error
 
 ERROR_KINDS = frozenset({"does_not_apply", "syntax_error", "lint", "call_mismatch"})
+# `lint_warning` (an unused import or a redefinition the patch adds) is shown, not an error
 
 
 class Fact(BaseModel):
@@ -22,7 +24,7 @@ class Fact(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     path: str
-    kind: str  # does_not_apply | syntax_error | lint | call_mismatch
+    kind: str  # does_not_apply | syntax_error | lint | lint_warning | call_mismatch
     line: int | None = None
     message: str
 
@@ -55,11 +57,11 @@ def _file_facts(file: FileDiff, before: str | None, after: str, ctx: CodeContext
         return []
     added = added_line_numbers(file)
     facts = [
-        Fact(path=path, kind="lint", line=f.line, message=f"{f.message} ({f.code}, new)")
+        Fact(path=path, kind="lint" if f.code in ERROR_CODES else "lint_warning", line=f.line,
+             message=f"{f.message} ({f.code}, new)")
         for f in introduced(path, before, after, added)
-    ]
-    local = [path] if file.old_path else []
-    resolve = _resolver(ctx, local)
+    ]  # fmt: skip
+    resolve = _resolver(ctx)
     facts += [
         Fact(path=path, kind="call_mismatch", line=m.line,
              message=f"call to `{m.name}` does not match `{m.signature}`: {m.problem}")
@@ -68,12 +70,21 @@ def _file_facts(file: FileDiff, before: str | None, after: str, ctx: CodeContext
     return facts
 
 
-def _resolver(ctx: CodeContext, local: list[str]):
+def _resolver(ctx: CodeContext):
+    """A name imported into the patched file: its one definition in the repository."""
+
     def resolve(name: str):
-        found = ctx.find(name, local)
+        found = ctx.find(name, [])
         return found[0][1] if len(found) == 1 else None
 
     return resolve
+
+
+def _scratch(file: FileDiff) -> bool:
+    """A new file at the repository root or in a hidden folder is a script, not the product;
+    generated and data files are not code to check either."""
+    new_script = file.old_path is None and ("/" not in file.path or "/." in f"/{file.path}")
+    return new_script or file_rank(file.path, "") == OTHER
 
 
 def static_facts(parsed: ParsedDiff, patched: PatchedTree, ctx: CodeContext) -> list[Fact]:
@@ -90,7 +101,7 @@ def static_facts(parsed: ParsedDiff, patched: PatchedTree, ctx: CodeContext) -> 
     for file in parsed.files:
         if file.new_path is None or file.binary or is_test_path(file.path):
             continue
-        if not checkable(file.path):
+        if not checkable(file.path) or _scratch(file):
             continue
         after = patched.read(file.new_path)
         if after is None:

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 # undefined names, names used before assignment, redefinitions, unused imports, syntax errors
 RULES = "F821,F822,F823,F811,F401,F632,F706,F704"
+# what breaks code when it runs; an unused import or a redefinition is only worth a note
+ERROR_CODES = frozenset({"F821", "F822", "F823", "F632", "F706", "F704", "invalid-syntax"})
 TIMEOUT_S = 30
 
 

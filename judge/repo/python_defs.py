@@ -19,6 +19,7 @@ class Definition:
     signature: str
     doc: str
     node: ast.AST
+    in_class: bool = False  # a method (bound to self or cls), not a nested function
 
     def contains(self, line: int) -> bool:
         return self.start <= line <= self.end
@@ -47,6 +48,7 @@ def definitions(source: str) -> list[Definition]:
     found: list[Definition] = []
 
     def visit(node: ast.AST, prefix: str) -> None:
+        in_class = isinstance(node, ast.ClassDef)
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 qualname = f"{prefix}{child.name}"
@@ -54,7 +56,7 @@ def definitions(source: str) -> list[Definition]:
                 kind = "class" if isinstance(child, ast.ClassDef) else "def"
                 found.append(
                     Definition(child.name, qualname, kind, start, child.end_lineno or start,
-                               _signature(lines, child), _doc(child), child)
+                               _signature(lines, child), _doc(child), child, in_class)
                 )  # fmt: skip
                 visit(child, f"{qualname}.")
 

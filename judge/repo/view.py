@@ -16,12 +16,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judge.blinding import strip_git_metadata
 from judge.diff import DiffError, parse_diff
+from judge.diff_budget import split_files
 from judge.records import Task
 from judge.repo.context import CodeContext, code_context
 from judge.repo.facts import Fact, static_facts
 from judge.repo.git import find_clone, grep_at_commit, is_safe_commit, patched_tree, read_at_commit
 
-VIEW_VERSION = 1
+VIEW_VERSION = 2
 SOURCE_GLOBS = ("*.py",)
 
 
@@ -48,6 +49,14 @@ class JudgeView(BaseModel):
             "context": self.context,
             "left_out": len(self.left_out),
         }
+
+
+def without_binary(diff: str) -> str:
+    """Binary sections cannot be applied without full index lines and hold no code to check."""
+    kept = [c.text for c in split_files(diff) if "GIT binary patch" not in c.text
+            and "Binary files " not in c.text]  # fmt: skip
+    text = "".join(kept)
+    return text if text.endswith("\n") else text + "\n"
 
 
 def unavailable(note: str) -> JudgeView:
@@ -94,7 +103,7 @@ class CodeViewer:
         shown, left_out = (
             code_context(parsed, builder, self.max_tokens) if self.max_tokens else ([], [])
         )
-        with patched_tree(clone, commit, body if body.endswith("\n") else body + "\n") as tree:
+        with patched_tree(clone, commit, without_binary(body)) as tree:
             facts = static_facts(parsed, tree, builder)
         return JudgeView(
             available=True,

@@ -8,6 +8,7 @@ Its replies are whatever the script says: they are never a measurement of any mo
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -48,6 +49,9 @@ class Script:
     def __init__(self, replies: Iterable[Reply] | Responder) -> None:
         self._responder = replies if callable(replies) else None
         self._queue: deque[Reply] = deque() if callable(replies) else deque(replies)
+        self.delay_s = 0.0
+        self.in_flight = 0
+        self.most_in_flight = 0
         self.calls: list[ScriptedCall] = []
 
     def next_reply(self, call: ScriptedCall) -> Reply:
@@ -64,9 +68,11 @@ class Script:
 _scripts: dict[str, Script] = {}
 
 
-def install_script(name: str, replies: Iterable[Reply] | Responder) -> Script:
-    """Make `scripted:NAME` answer with this script; returns it so a test can read `.calls`."""
+def install_script(name: str, replies: Iterable[Reply] | Responder, delay_s: float = 0.0) -> Script:
+    """Make `scripted:NAME` answer with this script; returns it so a test can read `.calls`
+    (and `.most_in_flight`, the most calls it was answering at once, with a `delay_s`)."""
     script = Script(replies)
+    script.delay_s = delay_s
     _scripts[name] = script
     return script
 
@@ -121,7 +127,15 @@ class ScriptedProvider:
         options: GenerationOptions,
     ) -> Completion:
         call = ScriptedCall(self.model, list(messages), response_model, options)
-        text = _render(self.script.next_reply(call))
+        script = self.script
+        script.in_flight += 1
+        script.most_in_flight = max(script.most_in_flight, script.in_flight)
+        try:
+            if script.delay_s:
+                await asyncio.sleep(script.delay_s)
+            text = _render(script.next_reply(call))
+        finally:
+            script.in_flight -= 1
         return Completion(
             text=text,
             input_tokens=_estimate_tokens(call.prompt),
