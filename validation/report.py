@@ -148,6 +148,26 @@ def _shares(check: dict | None) -> str:
     return text
 
 
+def tiebreak_rows(result: dict | None) -> list[list[str]]:
+    """What the tie-break stage changed, and what it cost."""
+    if not result:
+        return []
+    cost = money(result["live_cost_usd"])
+    return [
+        ["comparing model", result["model"]],
+        ["tied resolved/unresolved pairs (found / compared / decided / decided right)",
+         f"{result['tied_pairs_found']} / {result['tied_pairs_compared']} / "
+         f"{result['tied_pairs_decided']} / {result['decided_right']}"],
+        ["tasks with tied leaders (best-of-N)", str(result["tasks_with_tied_leaders"])],
+        ["per-task AUC before → after",
+         f"{fmt(result['auc_before'])} → {fmt(result['auc_after'])}"],
+        ["best-of-N resolve rate before → after",
+         f"{fmt(result['best_of_n_before'])} → {fmt(result['best_of_n_after'])}"],
+        ["requests (two orders per comparison)", str(result["requests"])],
+        ["cost of its live calls (batch imports are in the run's bill)", cost],
+    ]  # fmt: skip
+
+
 def failing_system_rows(stage: dict) -> list[list[str]]:
     """Per failing system: its resolve rate and the AUC of resolved patches against its
     failures — a judge that only catches crude failures shows it here at a glance."""
@@ -336,6 +356,7 @@ def context(metrics: dict) -> dict:
         "checks": check_rows(main, baseline),
         "run": run_rows(main, metrics.get("bill")),
         "failing_systems": failing_system_rows(main),
+        "tiebreak": tiebreak_rows(main.get("tiebreak")),
         "comparison": metrics.get("comparison"),
         "comparison_rows": comparison_rows(metrics.get("comparison")),
         "hostile": hostile_rows(main, baseline),

@@ -36,6 +36,8 @@ from judge.score_run import (
     pending_work,
 )
 from judge.select import pick_all
+from judge.tiebreak import TieBreakInputs
+from judge.tiebreak import compare as compare_pairs
 from rubric_gen.run import RubricSummary, rubrics_for_tasks
 from validation.candidates import gold_candidates, load_labelled
 from validation.compare import compare
@@ -47,6 +49,7 @@ from validation.report import write_reports
 from validation.sample import SAMPLE_CANDIDATES, SAMPLE_TASKS
 from validation.selection import selection_metrics
 from validation.systems import SystemRules, load_system_rules, parse_group_option
+from validation.tiebreak_eval import evaluate, plan
 
 RUBRICS = "rubrics.jsonl"
 METRICS = "metrics.json"
@@ -73,6 +76,12 @@ class ValidateJob:
     seed: int = 0
     compare_to: Path | None = None
     hostile: bool = False
+    tiebreak: str | None = None
+    """provider:model for blind comparisons of tied candidates (the tie-break stage)."""
+    tiebreak_budget: int = 100
+    """At most this many tied resolved/unresolved pairs are compared (2 requests each)."""
+    tiebreak_epsilon: float = 0.02
+    tiebreak_top_k: int = 3
 
 
 @dataclass
@@ -131,6 +140,8 @@ class Stage:
     rubrics: RubricSummary = field(default_factory=RubricSummary)
     scoring: ScoreSummary = field(default_factory=ScoreSummary)
     judgements: list[Judgement] = field(default_factory=list)
+    rubric_of: dict = field(default_factory=dict)
+    tiebreak: dict | None = None
 
 
 async def run_stage(
@@ -152,6 +163,7 @@ async def run_stage(
         stage.rubrics,
         job.repos_dir,
     )
+    stage.rubric_of = rubrics
     if audit is not None:
         audit.add_model_text(
             text for r in rubrics.values() for c in r.criteria for text in [c.question, *c.anchors]
@@ -222,6 +234,7 @@ def stage_metrics(stage: Stage, inputs: Inputs, job: ValidateJob) -> dict:
         "checks": all_checks(frame, n_boot=job.n_boot, seed=job.seed),
         "selection": selection_of(stage.judgements, job),
         "hostile": hostile_effects(stage.judgements) if job.hostile else None,
+        "tiebreak": stage.tiebreak,
         "rubric_failures": [e.model_dump() for e in stage.rubrics.errors],
     }
 
@@ -240,8 +253,10 @@ async def _run_stages(
     if batch is not None:
 
         async def rounds(client: LLMClient) -> None:
-            for stage in _stages(job):
+            stages = _stages(job)
+            for stage in stages:
                 await run_stage(client, stage, inputs, job, settings, None, audit)
+            await run_tiebreak(client, stages[0], inputs, job, settings)
 
         await run_batched(rounds, settings.llm, batch, ledger, on_request=audit.scan)
     stages = _stages(job)
@@ -249,7 +264,37 @@ async def _run_stages(
     async with client:
         for stage in stages:
             await run_stage(client, stage, inputs, job, settings, progress, audit)
+        stages[0].tiebreak = await run_tiebreak(client, stages[0], inputs, job, settings)
     return stages, {k: dict(v) for k, v in client.faults.items()}
+
+
+async def run_tiebreak(
+    client: LLMClient, stage: Stage, inputs: Inputs, job: ValidateJob, settings: AppSettings
+) -> dict | None:
+    """Compare the tied candidates of the main stage; what it changed and what it cost."""
+    if job.tiebreak is None or not stage.judgements:
+        return None
+    found = plan(stage.judgements, job.tiebreak_epsilon, job.tiebreak_budget, job.tiebreak_top_k)
+    tie_inputs = TieBreakInputs(
+        job.tiebreak,
+        inputs.tasks,
+        {c.candidate_id: c for c in inputs.candidates},
+        stage.rubric_of,
+        job.tiebreak_top_k,
+    )
+    before = client.ledger.total()
+    verdicts = await compare_pairs(client, tie_inputs, found.pairs, settings.judge)
+    spent = client.ledger.total()
+    result = evaluate(stage.judgements, found, verdicts, job.tiebreak_epsilon)
+    cost = None if spent.cost_usd is None or before.cost_usd is None else (
+        spent.cost_usd - before.cost_usd)  # fmt: skip
+    return result | {
+        "model": job.tiebreak,
+        "epsilon": job.tiebreak_epsilon,
+        "budget": job.tiebreak_budget,
+        "requests": 2 * len(verdicts),
+        "live_cost_usd": cost,
+    }
 
 
 def _data(job: ValidateJob, inputs: Inputs) -> dict:

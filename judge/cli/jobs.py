@@ -45,6 +45,8 @@ from judge.cli.options import (
     SetOption,
     SplitOption,
     SystemsOption,
+    TieBreakBudgetOption,
+    TieBreakOption,
 )
 from judge.llm.pricing import money
 from judge.llm.types import ConfigError
@@ -68,6 +70,8 @@ def validate_command(
     compare_to: CompareToOption = None,
     fail_on_regression: FailOnRegressionOption = False,
     no_baseline: NoBaselineOption = False,
+    tiebreak: TieBreakOption = None,
+    tiebreak_budget: TieBreakBudgetOption = 100,
     split: SplitOption = "test",
     config: ConfigOption = None,
     no_cache: NoCacheOption = False,
@@ -97,6 +101,8 @@ def validate_command(
         split=split,
         compare_to=compare_to,
         hostile=hostile,
+        tiebreak=tiebreak,
+        tiebreak_budget=tiebreak_budget,
     )
     options = _batch_options(settings, out / "batches.json", batch)
     metrics = run_job(

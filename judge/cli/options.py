@@ -73,6 +73,15 @@ HybridOption = Annotated[
     bool, _opt("--hybrid", "Answer criteria that carry a check statically.", "Model")
 ]
 
+TieBreakOption = Annotated[
+    str | None,
+    _opt("--tiebreak", "provider:model comparing tied candidates blind, in both orders.", "Model"),
+]
+TieBreakBudgetOption = Annotated[
+    int,
+    _opt("--tiebreak-budget", "Most tied resolved/unresolved pairs compared.", "Model", min=0),
+]
+
 # Output
 RunOutOption = Annotated[Path, _opt("--out", "Run folder (resumed if it exists).", "Output")]
 CompareToOption = Annotated[

@@ -13,6 +13,7 @@ from typing import Protocol
 
 from judge.llm.batching import PendingRequest
 from judge.llm.providers.keys import resolve_api_key
+from judge.llm.providers.scripted import ScriptedProvider
 from judge.llm.settings import ProviderSettings
 from judge.llm.types import Completion
 
@@ -151,7 +152,58 @@ class AnthropicBatches:
         await self._client.close()
 
 
-BACKENDS = {"openai": OpenAIBatches, "local": OpenAIBatches, "anthropic": AnthropicBatches}
+class ScriptedBatches:
+    """The scripted provider's batch API (test double): a submitted batch is answered at once
+    from the installed script, one `complete` call per request, and ends on the first poll.
+    Its results are never a measurement."""
+
+    max_requests = 50_000
+    max_bytes = 190 * 1024 * 1024
+
+    def __init__(self, name: str, settings: ProviderSettings) -> None:
+        self.settings = settings
+        self._batches: dict[str, list] = {}
+
+    @staticmethod
+    def encode(requests: list[PendingRequest]) -> bytes:
+        return OpenAIBatches.encode(requests)
+
+    async def submit(self, requests: list[PendingRequest]) -> str:
+        results = []
+        for pending in requests:
+            provider = ScriptedProvider("scripted", pending.model, self.settings)
+            try:
+                completion = await provider.complete(
+                    list(pending.request.messages),
+                    pending.request.response_model,
+                    pending.request.options,
+                )
+                results.append((pending.custom_id, completion, None))
+            except Exception as exc:  # a scripted failure becomes a failed line, as in a batch
+                results.append((pending.custom_id, None, str(exc)))
+        batch_id = f"scripted-batch-{len(self._batches) + 1}"
+        self._batches[batch_id] = results
+        return batch_id
+
+    async def state(self, batch_id: str) -> BatchState:
+        results = self._batches.get(batch_id, [])
+        failed = sum(1 for _, completion, _ in results if completion is None)
+        counts = {"completed": len(results) - failed, "failed": failed, "total": len(results)}
+        return BatchState("completed", True, counts)
+
+    async def results(self, batch_id: str) -> list[Result]:
+        return self._batches.get(batch_id, [])
+
+    async def aclose(self) -> None:
+        return None
+
+
+BACKENDS = {
+    "openai": OpenAIBatches,
+    "local": OpenAIBatches,
+    "anthropic": AnthropicBatches,
+    "scripted": ScriptedBatches,
+}
 
 
 def chunks(requests: list[PendingRequest], backend: type) -> list[list[PendingRequest]]:
