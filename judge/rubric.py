@@ -56,6 +56,11 @@ class Rubric(BaseModel):
     prompt_hash: str
     created_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
     rubric_hash: str = ""
+    source: str = ""
+    """"task" (written without the merged fix) or "reference" (built from it: an upper bound)."""
+    context: list[dict] = Field(default_factory=list)
+    """What of the repository the generator was shown (path, name, lines), read at the base
+    commit."""
 
     def model_post_init(self, _context: object) -> None:
         if not self.rubric_hash:

@@ -94,6 +94,11 @@ def generator_messages(
     )
 
 
+def is_generator_prompt(messages) -> bool:
+    """A rubric-generation request (the leak audit checks these for the merged fix)."""
+    return bool(messages) and messages[-1].content.rstrip().endswith("Write the rubric.")
+
+
 def numbered(draft: RubricDraft) -> list[NumberedDraft]:
     return [
         NumberedDraft(id=f"c{i}", **criterion.model_dump())

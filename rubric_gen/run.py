@@ -17,6 +17,7 @@ from judge.llm.batch_runner import BatchOptions, run_batched
 from judge.llm.client import LLMClient
 from judge.llm.pricing import Ledger
 from judge.llm.runner import Outcome
+from judge.llm.types import ConfigError
 from judge.loaders import load_tasks
 from judge.records import ErrorRecord, Task
 from judge.rubric import Rubric
@@ -25,6 +26,7 @@ from rubric_gen.generator import generate_rubric
 from rubric_gen.reference import GENERATOR as REFERENCE
 from rubric_gen.reference import reference_rubric
 from rubric_gen.repo_context import read_sources, repository_context
+from rubric_gen.retrieval import retrieve
 
 Progress = Callable[[int, int, Ledger], None]
 
@@ -37,6 +39,8 @@ class RubricJob:
     repos_dir: Path | None = None
     force: bool = False
     split: str = "test"
+    source: str = "auto"
+    """task | reference | auto (task for an LLM generator, reference for `reference`)."""
 
 
 @dataclass
@@ -47,6 +51,37 @@ class RubricSummary:
     errors: list[ErrorRecord] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     ledger: Ledger = field(default_factory=Ledger)
+
+
+def rubric_source(generator: str, source: str) -> str:
+    """What a rubric may be built from. The reference generator is built from the merged fix,
+    so it cannot write task-mode rubrics; an LLM generator defaults to the task alone."""
+    if generator == REFERENCE:
+        if source == "task":
+            raise ConfigError(
+                "--generator reference builds rubrics from the merged fix: it has no task mode "
+                "(use an LLM generator with --rubric-source task)"
+            )
+        return "reference"
+    return "task" if source == "auto" else source
+
+
+async def _llm_rubric(model, task: Task, source: str, repos_dir, settings, summary) -> Rubric:
+    """In task mode the generator sees the task, and code retrieved for it at the base commit;
+    nothing of the merged fix."""
+    shown_task = task.model_copy(update={"reference_patch": None}) if source == "task" else task
+    files: list[str] = []
+    context: list[dict] = []
+    if repos_dir is not None and source == "task":
+        found = retrieve(task, repos_dir, settings.rubrics.max_context_tokens)
+        summary.notes += found.notes
+        files, context = found.blocks(), [c.provenance() for c in found.shown]
+    elif repos_dir is not None:
+        repo = repository_context(task, repos_dir, settings.rubrics.max_context_tokens)
+        summary.notes += repo.notes
+        files = repo.files
+    rubric = await generate_rubric(model, shown_task, settings.rubrics, files)
+    return rubric.model_copy(update={"source": source, "context": context})
 
 
 def _reference(
@@ -69,6 +104,7 @@ async def rubrics_for_tasks(
     repos_dir: Path | None = None,
     progress: Progress | None = None,
     force: bool = False,
+    source: str = "auto",
 ) -> dict[str, Rubric]:
     """Freeze a rubric for each task that has none in `out` yet (every task with `force`: the
     newest rubric wins on reading); returns the rubric of every task that has one."""
@@ -77,16 +113,13 @@ async def rubrics_for_tasks(
     summary.skipped_existing += len(tasks) - len(todo)
     model = None if generator == REFERENCE else client.model(generator)
     summary.ledger = client.ledger
+    mode = rubric_source(generator, source)
 
     async def make(task: Task) -> Rubric:
         if model is None:
-            return _reference(task, repos_dir, settings, summary)
-        files: list[str] = []
-        if repos_dir is not None:
-            context = repository_context(task, repos_dir, settings.rubrics.max_context_tokens)
-            summary.notes += context.notes
-            files = context.files
-        return await generate_rubric(model, task, settings.rubrics, files)
+            rubric = _reference(task, repos_dir, settings, summary)
+            return rubric.model_copy(update={"source": mode})
+        return await _llm_rubric(model, task, mode, repos_dir, settings, summary)
 
     with JsonlAppender(out) as sink:
 
@@ -123,6 +156,7 @@ def _deferred(job: RubricJob, tasks: list[Task], settings: AppSettings, scratch:
             job.repos_dir,
             None,
             True,
+            job.source,
         )
 
     return stage
@@ -164,5 +198,6 @@ async def generate_rubrics(
             job.repos_dir,
             progress,
             job.force,
+            job.source,
         )
     return summary

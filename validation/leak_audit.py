@@ -13,12 +13,14 @@ scanned too. Any other hit is a *leak by the pipeline*, and that count must be 0
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from judge.llm.types import Message
+from rubric_gen.generator import is_generator_prompt
 
 MIN_LINE_CHARS = 30
+MIN_FIX_CHARS = 12  # shorter added lines (`return x`, `pass`) are everywhere
 _TEST_NAME = re.compile(r"(test\w{4,})")
 MAX_LISTED = 50
 
@@ -51,6 +53,10 @@ class LeakAudit:
     needles: dict[str, str] = field(default_factory=dict)  # text -> "test_name" | "test_line"
     legitimate: list[str] = field(default_factory=list)
     model_text: set[str] = field(default_factory=set)
+    fix_lines: dict[str, str] = field(default_factory=dict)  # line -> task id
+    task_texts: dict[str, str] = field(default_factory=dict)
+    at_base: Callable[[str, str], bool] | None = None
+    fix_findings: list[dict] = field(default_factory=list)
     prompts_scanned: int = 0
     findings: list[dict] = field(default_factory=list)
 
@@ -62,6 +68,24 @@ class LeakAudit:
 
     def add_legitimate(self, texts: Iterable[str | None]) -> None:
         self.legitimate += [t for t in texts if t]
+
+    def add_fix_lines(self, task_id: str, reference_patch: str | None, task_text: str) -> None:
+        """Task mode: lines the merged fix adds must never reach a generator prompt, unless the
+        task text itself holds them or they already exist at the base commit."""
+        for line in (reference_patch or "").splitlines():
+            text = line[1:].strip()
+            if line.startswith("+") and not line.startswith("+++") and len(text) >= MIN_FIX_CHARS:
+                self.fix_lines[text] = task_id
+        self.task_texts[task_id] = task_text
+
+    def _scan_fix_lines(self, model: str, text: str) -> None:
+        for needle, task_id in self.fix_lines.items():
+            if needle not in text or needle in self.task_texts.get(task_id, ""):
+                continue
+            exists = self.at_base is not None and self.at_base(task_id, needle)
+            self.fix_findings.append(
+                {"task_id": task_id, "text": needle[:120], "model": model, "at_base": exists}
+            )
 
     def add_model_text(self, texts: Iterable[str | None]) -> None:
         """Text a model wrote that later prompts carry (rubric questions and anchors)."""
@@ -75,6 +99,8 @@ class LeakAudit:
     def scan(self, model: str, messages: Sequence[Message]) -> None:
         self.prompts_scanned += 1
         text = "\n".join(m.content for m in messages)
+        if self.fix_lines and is_generator_prompt(messages):
+            self._scan_fix_lines(model, text)
         for needle, kind in self.needles.items():
             if needle in text:
                 in_inputs = any(needle in source for source in self.legitimate)
@@ -99,5 +125,8 @@ class LeakAudit:
             "hits_in_inputs": len(self.findings) - len(leaks) - len(in_model),
             "hits_in_model_text": len(in_model),
             "pipeline_leaks": len(leaks),
+            "fix_lines": len(self.fix_lines),
+            "fix_line_leaks": sum(1 for f in self.fix_findings if not f["at_base"]),
+            "fix_line_hits_at_base": sum(1 for f in self.fix_findings if f["at_base"]),
             "examples": self.findings[:MAX_LISTED],
         }

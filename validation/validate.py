@@ -26,6 +26,7 @@ from judge.loaders import load_tasks
 from judge.manifest import build_manifest
 from judge.prompts import load_prompt
 from judge.records import Candidate, ErrorRecord, NothingProducedError, Task, explain_failures
+from judge.repo.git import find_clone, git, is_safe_commit
 from judge.score_run import (
     ERRORS,
     JUDGEMENTS,
@@ -38,7 +39,7 @@ from judge.score_run import (
 from judge.select import pick_all
 from judge.tiebreak import TieBreakInputs
 from judge.tiebreak import compare as compare_pairs
-from rubric_gen.run import RubricSummary, rubrics_for_tasks
+from rubric_gen.run import RubricSummary, rubric_source, rubrics_for_tasks
 from validation.candidates import gold_candidates, load_labelled
 from validation.compare import compare
 from validation.frame import judgements_frame
@@ -76,6 +77,8 @@ class ValidateJob:
     seed: int = 0
     compare_to: Path | None = None
     hostile: bool = False
+    rubric_source: str = "auto"
+    """task (what users deploy: no merged fix) | reference (an upper bound) | auto."""
     tiebreak: str | None = None
     """provider:model for blind comparisons of tied candidates (the tie-break stage)."""
     tiebreak_budget: int = 100
@@ -122,13 +125,33 @@ def load_inputs(job: ValidateJob) -> Inputs:
     return Inputs(tasks, withheld, candidates, errors)
 
 
-def _audit(inputs: Inputs) -> LeakAudit:
+def _audit(inputs: Inputs, job: ValidateJob) -> LeakAudit:
     audit = LeakAudit()
+    task_mode = rubric_source(job.generator, job.rubric_source) == "task"
+    if task_mode and job.repos_dir is not None:
+        audit.at_base = _exists_at_base(inputs.tasks, job.repos_dir)
     for task in inputs.tasks.values():
         audit.add_task_tests(inputs.withheld[task.task_id])
         audit.add_legitimate([task.description, task.hints, task.reference_patch])
+        if task_mode:
+            text = f"{task.description}\n{task.hints or ''}"
+            audit.add_fix_lines(task.task_id, task.reference_patch, text)
     audit.add_legitimate(c.patch for c in inputs.candidates)
     return audit
+
+
+def _exists_at_base(tasks: dict[str, Task], repos_dir: Path):
+    """Does a line already stand in the repository at the task's base commit?"""
+
+    def exists(task_id: str, line: str) -> bool:
+        task = tasks[task_id]
+        clone = find_clone(repos_dir, task.repo or "")
+        if clone is None or not is_safe_commit(task.base_commit or ""):
+            return False
+        found = git(clone, "grep", "-q", "-F", "-e", line, task.base_commit, "--")
+        return found.returncode == 0
+
+    return exists
 
 
 @dataclass
@@ -137,6 +160,7 @@ class Stage:
     judge: str
     folder: Path
     runs: int
+    source: str = "auto"
     rubrics: RubricSummary = field(default_factory=RubricSummary)
     scoring: ScoreSummary = field(default_factory=ScoreSummary)
     judgements: list[Judgement] = field(default_factory=list)
@@ -162,6 +186,7 @@ async def run_stage(
         settings,
         stage.rubrics,
         job.repos_dir,
+        source=stage.source,
     )
     stage.rubric_of = rubrics
     if audit is not None:
@@ -186,7 +211,7 @@ async def run_stage(
 
 
 def _stages(job: ValidateJob) -> list[Stage]:
-    stages = [Stage(job.generator, job.judge, job.out, job.runs)]
+    stages = [Stage(job.generator, job.judge, job.out, job.runs, job.rubric_source)]
     if job.baseline and (job.judge, job.generator) != (REFERENCE, REFERENCE):
         stages.append(Stage(REFERENCE, REFERENCE, job.out / BASELINE, 1))
     return stages
@@ -229,7 +254,9 @@ def stage_metrics(stage: Stage, inputs: Inputs, job: ValidateJob) -> dict:
         "judge": stage.judge,
         "generator": stage.generator,
         "runs": stage.runs,
-        "gold_check_informative": REFERENCE not in (stage.judge, stage.generator),
+        "rubric_source": rubric_source(stage.generator, stage.source),
+        "gold_check_informative": stage.judge != REFERENCE
+        and rubric_source(stage.generator, stage.source) == "task",
         "prompt_hashes": _prompt_hashes(stage),
         "checks": all_checks(frame, n_boot=job.n_boot, seed=job.seed),
         "selection": selection_of(stage.judgements, job),
@@ -317,7 +344,7 @@ async def validate(
 ) -> dict:
     earlier = read_metrics(job.compare_to) if job.compare_to is not None else None
     inputs = load_inputs(job)
-    audit = _audit(inputs)
+    audit = _audit(inputs, job)
     ledger = Ledger()
     stages, faults = await _run_stages(
         job, settings, inputs, audit, ledger, use_cache, progress, batch

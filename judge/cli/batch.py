@@ -14,12 +14,15 @@ from judge.cli.common import (
     _settings,
     app,
     console,
+    exit_for,
     run_job,
 )
 from judge.cli.options import (
     CandidatesArg,
     ConfigOption,
+    ReposDirOption,
     RubricsOption,
+    RubricSourceOption,
     RunsOption,
     SetOption,
     SplitOption,
@@ -43,6 +46,8 @@ def export_rubrics(
     generator: Annotated[str, typer.Option("--generator", help="provider:model.")],
     out: Annotated[Path, typer.Option("--out", help="The rubrics JSONL the stage will fill.")],
     file: FileOption,
+    repos_dir: ReposDirOption = None,
+    rubric_source: RubricSourceOption = "auto",
     split: SplitOption = "test",
     config: ConfigOption = None,
     sets: SetOption = None,
@@ -51,7 +56,8 @@ def export_rubrics(
     from rubric_gen.run import RubricJob, generate_rubrics
 
     settings = _settings(config, None, sets)
-    job = RubricJob(tasks=tasks, generator=generator, out=out, split=split)
+    job = RubricJob(tasks=tasks, generator=generator, out=out, split=split,
+                    repos_dir=repos_dir, source=rubric_source)  # fmt: skip
     summary = run_job(None, lambda _: generate_rubrics(job, settings, export=file))
     console.print(f"{summary.exported} requests → {file}", highlight=False)
 
@@ -166,3 +172,43 @@ def status(
             )
         )
     console.print(table)
+
+
+repos_app = typer.Typer(
+    help="Clones of the task repositories for --repos-dir.", no_args_is_help=True
+)
+app.add_typer(repos_app, name="repos", rich_help_panel="Tools")
+
+
+@repos_app.command("fetch")
+def repos_fetch(
+    tasks: TasksArg,
+    repos_dir: Annotated[Path, typer.Option("--repos-dir", help="Where the clones go.")],
+    url_template: Annotated[
+        str, typer.Option("--url-template", help="Clone URL; {repo} is owner/name.")
+    ] = "https://github.com/{repo}.git",
+    split: SplitOption = "test",
+) -> None:
+    """Clone each task repository once (partial, bare) and check every base commit exists."""
+    from judge.loaders import load_tasks
+    from judge.repo.fetch import fetch_repos
+
+    loaded = run_job(None, lambda _: _load(load_tasks, tasks, split))
+    report = fetch_repos(list(loaded.tasks.values()), repos_dir, url_template)
+    for repo, reason in report.failed.items():
+        console.print(f"[red]failed[/red] {repo}: {reason}", highlight=False)
+    for repo, commits in report.missing_commits.items():
+        console.print(f"[yellow]missing[/yellow] {repo}: {', '.join(commits[:5])}", highlight=False)
+    console.print(
+        f"repos: {len(report.cloned)} cloned, {len(report.present)} already there, "
+        f"{len(report.failed)} failed; {report.commits_checked} base commits checked, "
+        f"{sum(map(len, report.missing_commits.values()))} missing → {repos_dir}",
+        highlight=False,
+    )
+    exit_for(len(report.cloned) + len(report.present), len(report.failed))
+    if report.missing_commits:
+        raise typer.Exit(code=3)
+
+
+async def _load(load_tasks, tasks: str, split: str):
+    return load_tasks(tasks, split)

@@ -39,6 +39,7 @@ from judge.cli.options import (
     NoCacheOption,
     ReposDirOption,
     ReposOption,
+    RubricSourceOption,
     RunDirArg,
     RunOutOption,
     RunsOption,
@@ -70,6 +71,7 @@ def validate_command(
     compare_to: CompareToOption = None,
     fail_on_regression: FailOnRegressionOption = False,
     no_baseline: NoBaselineOption = False,
+    rubric_source: RubricSourceOption = "auto",
     tiebreak: TieBreakOption = None,
     tiebreak_budget: TieBreakBudgetOption = 100,
     split: SplitOption = "test",
@@ -101,6 +103,7 @@ def validate_command(
         split=split,
         compare_to=compare_to,
         hostile=hostile,
+        rubric_source=rubric_source,
         tiebreak=tiebreak,
         tiebreak_budget=tiebreak_budget,
     )
@@ -116,7 +119,13 @@ def validate_command(
         console.print(f"[yellow]note:[/yellow] {metrics['baseline_skipped']}", highlight=False)
     leak = metrics["leak_audit"]
     console.print(
-        f"leak audit: {leak['pipeline_leaks']} leaks by the pipeline in "
+        f"leak audit: {leak['pipeline_leaks']} leaks by the pipeline"
+        + (
+            f", {leak['fix_line_leaks']} lines of the merged fix in generator prompts"
+            if leak.get("fix_lines")
+            else ""
+        )
+        + " in "
         f"{leak['prompts_scanned']} prompts · report: {out / 'report.md'}, {out / 'report.html'}",
         highlight=False,
     )

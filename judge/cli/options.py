@@ -82,6 +82,13 @@ TieBreakBudgetOption = Annotated[
     _opt("--tiebreak-budget", "Most tied resolved/unresolved pairs compared.", "Model", min=0),
 ]
 
+RubricSourceOption = Annotated[
+    str,
+    _opt("--rubric-source",
+         "task: the generator never sees the merged fix (what users deploy); reference: built "
+         "from it (an upper bound); auto: task for an LLM generator.", "Model"),
+]  # fmt: skip
+
 # Output
 RunOutOption = Annotated[Path, _opt("--out", "Run folder (resumed if it exists).", "Output")]
 CompareToOption = Annotated[

@@ -25,6 +25,7 @@ from judge.cli.options import (
     NoCacheOption,
     ReposDirOption,
     RubricsOption,
+    RubricSourceOption,
     RunOutOption,
     RunsOption,
     SetOption,
@@ -47,6 +48,7 @@ def rubrics_command(
         Path, typer.Option("--out", help="Rubrics JSONL (appended to).", rich_help_panel="Output")
     ],
     repos_dir: ReposDirOption = None,
+    rubric_source: RubricSourceOption = "auto",
     force: Annotated[
         bool,
         typer.Option(
@@ -65,7 +67,13 @@ def rubrics_command(
 
     settings = _settings(config, concurrency, sets)
     job = RubricJob(
-        tasks=tasks, generator=generator, out=out, repos_dir=repos_dir, force=force, split=split
+        tasks=tasks,
+        generator=generator,
+        out=out,
+        repos_dir=repos_dir,
+        force=force,
+        split=split,
+        source=rubric_source,
     )
     options = _batch_options(settings, out.with_name(out.name + ".batches.json"), batch)
     summary = run_job(

@@ -118,3 +118,41 @@ def patched_tree(clone: Path, commit: str, patch: str) -> Iterator[PatchedTree]:
             yield PatchedTree(clone, env, f"base commit {commit} not found in {clone.name}")
             return
         yield PatchedTree(clone, env, _apply(clone, patch, env))
+
+
+def list_files(clone: Path, commit: str) -> list[str]:
+    """Every file path in the tree at `commit`."""
+    if not is_safe_commit(commit):
+        return []
+    result = git(clone, "ls-tree", "-r", "--name-only", "-z", commit)
+    return [p for p in result.stdout.decode("utf-8", errors="replace").split("\0") if p]
+
+
+def read_many(clone: Path, commit: str, paths: list[str]) -> dict[str, str]:
+    """Many blobs at `commit` in one `git cat-file --batch` call (a repository's whole source
+    tree reads in about a second)."""
+    if not is_safe_commit(commit) or not paths:
+        return {}
+    safe = [p for p in paths if is_safe_path(p) and "\n" not in p]
+    request = "".join(f"{commit}:{p}\n" for p in safe).encode("utf-8")
+    result = subprocess.run(
+        ["git", "-C", str(clone), "cat-file", "--batch"],
+        input=request, capture_output=True, timeout=GIT_TIMEOUT_S * 4, check=False,
+    )  # fmt: skip
+    return _parse_batch(result.stdout, safe)
+
+
+def _parse_batch(output: bytes, paths: list[str]) -> dict[str, str]:
+    found, position = {}, 0
+    for path in paths:
+        end = output.find(b"\n", position)
+        if end < 0:
+            break
+        header = output[position:end].split()
+        position = end + 1
+        if len(header) < 3 or header[1] == b"missing":
+            continue
+        size = int(header[2])
+        found[path] = output[position : position + size].decode("utf-8", errors="replace")
+        position += size + 1
+    return found
