@@ -10,6 +10,7 @@ from rich.text import Text
 
 from judge.jsonl import read_jsonl
 from judge.judgement import Judgement
+from judge.rubric import Rubric
 from judge.rubric_store import load_rubrics
 from judge.score_run import JUDGEMENTS, MANIFEST
 
@@ -23,16 +24,25 @@ def find_judgements(run_dir: Path, candidate_id: str) -> list[Judgement]:
     return sorted(found, key=lambda j: j.run_index)
 
 
-def rubric_questions(run_dir: Path, task_id: str) -> dict[str, str]:
-    """Questions from the rubrics file the run used, when it is still there."""
+def run_rubric(run_dir: Path, task_id: str) -> Rubric | None:
+    """The task's rubric from the rubrics file the run used, when it is still there."""
     manifest_path = run_dir / MANIFEST
     if not manifest_path.exists():
-        return {}
+        return None
     rubrics_path = Path(json.loads(manifest_path.read_text()).get("inputs", {}).get("rubrics", ""))
-    if not rubrics_path.is_file():
-        return {}
-    rubric = load_rubrics(rubrics_path).get(task_id)
-    return {c.id: c.question for c in rubric.criteria} if rubric else {}
+    return load_rubrics(rubrics_path).get(task_id) if rubrics_path.is_file() else None
+
+
+def rubric_provenance(rubric: Rubric | None) -> list[str]:
+    """How the rubric was written, and what of the repository its generator read."""
+    if rubric is None:
+        return []
+    lines = [f"rubric: {rubric.generator}, source {rubric.source or 'unrecorded'}"]
+    lines += [
+        f"rubric context: {c['path']}:{c['lines'][0]}-{c['lines'][1]} {c['name']}"
+        for c in rubric.context
+    ]
+    return lines
 
 
 def _cut(text: str) -> str:

@@ -139,11 +139,14 @@ def show_command(
     candidate: Annotated[str, typer.Option("--candidate", help="Candidate id to show.")],
 ) -> None:
     """Print one candidate's judgement(s) as a table: criterion, weight, answer, evidence."""
-    from judge.show import find_judgements, judgement_table, rubric_questions
+    from judge.show import find_judgements, judgement_table, rubric_provenance, run_rubric
 
     found = find_judgements(run_dir, candidate)
     if not found:
         raise _fail(f"no judgement for candidate {candidate!r} in {run_dir}")
-    questions = rubric_questions(run_dir, found[0].task_id)
+    rubric = run_rubric(run_dir, found[0].task_id)
+    questions = {c.id: c.question for c in rubric.criteria} if rubric else {}
     for judgement in found:
         console.print(judgement_table(judgement, questions))
+    for line in rubric_provenance(rubric):
+        console.print(line, highlight=False)

@@ -112,6 +112,10 @@ def test_validate_in_task_mode_audits_the_fix_lines(calc_repo, tasks_file, tmp_p
     assert leak["fix_lines"] >= 1 and leak["fix_line_leaks"] == 0
     assert "0 lines of the merged fix in generator prompts" in result.output
     assert "task mode" in (out / "report.md").read_text()
+    shown = runner.invoke(app, ["show", str(out), "--candidate", "calc-1@a"])
+    assert shown.exit_code == 0, shown.output
+    assert "rubric: scripted:val-writer, source task" in shown.output
+    assert "rubric context: calc/ops.py:4-7 add" in shown.output
 
 
 def test_repos_fetch_clones_once_and_checks_base_commits(calc_repo, tasks_file, tmp_path):
