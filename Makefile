@@ -19,7 +19,7 @@ GENERATOR ?= reference
 REPORT ?= reports/sample
 
 run: setup  ## the main job: validate the judge on the shipped SWE-bench sample (offline by default)
-	$(BIN)/rubric-judge validate --judge $(JUDGE) --generator $(GENERATOR) --out $(REPORT)
+	$(BIN)/rubric-judge validate --judge $(JUDGE) --generator $(GENERATOR) --out $(REPORT) --browse
 
 test: setup browser  ## lint, then the whole test suite (offline)
 	$(BIN)/ruff check .

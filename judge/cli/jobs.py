@@ -23,6 +23,7 @@ from judge.cli.common import (
 )
 from judge.cli.options import (
     BatchOption,
+    BrowseOption,
     CompareToOption,
     ConcurrencyOption,
     ConfigOption,
@@ -72,6 +73,7 @@ def validate_command(
     fail_on_regression: FailOnRegressionOption = False,
     no_baseline: NoBaselineOption = False,
     rubric_source: RubricSourceOption = "auto",
+    browse: BrowseOption = False,
     tiebreak: TieBreakOption = None,
     tiebreak_budget: TieBreakBudgetOption = 100,
     split: SplitOption = "test",
@@ -136,8 +138,29 @@ def validate_command(
         f"{money(bill['saved_usd'])}",
         highlight=False,
     )
+    if browse:
+        _write_browse(out, out / "browse")
     _report_comparison(metrics.get("comparison"), fail_on_regression)
     exit_for(metrics["counts"]["judgements"], metrics["counts"]["errors"])
+
+
+def _write_browse(run_dir: Path, out: Path) -> None:
+    from validation.browse.site import write_site
+
+    try:
+        index = write_site(run_dir, out)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from exc
+    console.print(f"browse the run: {index}", highlight=False)
+
+
+@app.command("browse", rich_help_panel="Measure and use the scores")
+def browse_command(
+    run_dir: RunDirArg,
+    out: Annotated[Path, typer.Option("--out", help="Site folder.", rich_help_panel="Output")],
+) -> None:
+    """Write a static site of a run: every task, its rubric, candidates and evidence."""
+    _write_browse(run_dir, out)
 
 
 def _report_comparison(comparison: dict | None, fail_on_regression: bool) -> None:

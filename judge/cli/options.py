@@ -102,6 +102,10 @@ NoBaselineOption = Annotated[
     bool, _opt("--no-baseline", "Skip the reference-judge baseline.", "Output")
 ]
 
+BrowseOption = Annotated[
+    bool, _opt("--browse", "Also write the browsable pages of the run (OUT/browse/).", "Output")
+]
+
 # Settings
 ConfigOption = Annotated[
     Path | None, _opt("--config", "YAML settings file (see configs/default.yaml).", "Settings")

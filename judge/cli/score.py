@@ -19,6 +19,7 @@ from judge.cli.common import (
 )
 from judge.cli.options import (
     BatchOption,
+    BrowseOption,
     CandidatesArg,
     ConcurrencyOption,
     ConfigOption,
@@ -101,6 +102,7 @@ def score_command(
     out: RunOutOption,
     runs: RunsOption = 1,
     repos_dir: ReposDirOption = None,
+    browse: BrowseOption = False,
     split: SplitOption = "test",
     config: ConfigOption = None,
     no_cache: NoCacheOption = False,
@@ -130,6 +132,10 @@ def score_command(
         f"{len(summary.errors)} errors → {out} · {ledger_line(summary.ledger)}",
         highlight=False,
     )
+    if browse:
+        from judge.cli.jobs import _write_browse
+
+        _write_browse(out, out / "browse")
     exit_for(summary.judged + summary.skipped_done, len(summary.errors))
 
 

@@ -91,3 +91,51 @@ def test_no_script_from_the_data_runs_in_a_browser(hostile_report, tmp_path):
     assert "data-pwned" not in dom.split("<body", 1)[1].split(">", 1)[0]
     assert "<title>PWNED</title>" not in dom
     assert "&lt;script&gt;" in dom
+
+
+@pytest.fixture(scope="module")
+def hostile_site(hostile_report):
+    from validation.browse.site import write_site
+
+    return write_site(hostile_report.parent, hostile_report.parent / "browse")
+
+
+def _dump(browser: str, page, profile) -> str:
+    command = [
+        browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        f"--user-data-dir={profile}", "--dump-dom", page.as_uri(),
+    ]  # fmt: skip
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=True).stdout
+
+
+def test_browse_pages_escape_the_data(hostile_site):
+    pages = [hostile_site, *sorted((hostile_site.parent / "tasks").glob("*.html"))]
+    assert len(pages) == 4  # the index and three task pages
+    for page in pages:
+        html = page.read_text()
+        for raw in (SCRIPT, IMG, LINK, "</textarea>"):
+            assert raw not in html
+        assert "<script" not in html and "Content-Security-Policy" in html
+    task_html = pages[1].read_text()
+    assert "&lt;script&gt;" in task_html  # the planted text is shown, as text
+
+
+def test_browse_pages_in_a_browser_mark_the_pick_and_the_evidence(hostile_site, tmp_path):
+    browser = _chromium()
+    if browser is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is missing on CI: `make test` should have installed it")
+        pytest.skip("chromium is not installed (make test installs it when run as root)")
+    index = _dump(browser, hostile_site, tmp_path / "p1")
+    assert "<h1>Run browser</h1>" in index
+    assert "data-pwned" not in index.split("<body", 1)[1].split(">", 1)[0]  # nothing ran
+    tasks = sorted((hostile_site.parent / "tasks").glob("*.html"))
+    marked = 0
+    for page in tasks:
+        dom = _dump(browser, page, tmp_path / page.stem)
+        assert "data-pwned" not in dom.split("<body", 1)[1].split(">", 1)[0]
+        assert "<title>PWNED</title>" not in dom
+        assert 'class="picked"' in dom and '<span class="tag">pick</span>' in dom
+        marked += dom.count('<mark title="evidence for')
+    assert marked > 0  # quoted evidence is highlighted in the diffs

@@ -179,3 +179,22 @@ def test_a_test_line_inside_a_model_written_criterion_is_not_a_pipeline_leak():
     assert summary["hits_in_model_text"] == 1
     assert summary["pipeline_leaks"] == 1 and summary["hits_in_inputs"] == 0
     assert [h["in_model_text"] for h in summary["examples"]] == [True, False]
+
+
+def test_browse_command_writes_the_site_of_a_run(report, tmp_path):
+    out, _, _ = report
+    result = runner.invoke(app, ["browse", str(out), "--out", str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    assert "browse the run:" in result.output
+    index = (tmp_path / "site" / "index.html").read_text()
+    tasks = sorted((tmp_path / "site" / "tasks").glob("*.html"))
+    assert len(tasks) == 6 and index.count('href="tasks/') == 6
+    for name in ("worst-auc.html", "closest-call.html"):
+        assert (tmp_path / "site" / name).exists()
+    page = tasks[0].read_text()
+    assert (
+        "Candidates × criteria" in page
+        and "scripted:validate-judge" not in page.split("<h2>Rubric")[0]
+    )
+    missing = runner.invoke(app, ["browse", str(tmp_path / "nothing"), "--out", str(tmp_path)])
+    assert missing.exit_code == 2 and "no manifest.json" in missing.output
