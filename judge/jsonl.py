@@ -7,41 +7,78 @@ skipped with a warning rather than stopping a resume.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 log = logging.getLogger(__name__)
+TAIL_BLOCK = 65_536
 M = TypeVar("M", bound=BaseModel)
 
 
-def _drop_torn_tail(path: Path) -> bytes:
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        keep = data.rfind(b"\n") + 1
-        log.warning("%s: dropping a torn last line (%d bytes)", path, len(data) - keep)
-        with path.open("r+b") as handle:
-            handle.truncate(keep)
-        data = data[:keep]
-    return data
+def _last_newline(handle, size: int) -> int:
+    """Offset just after the file's last newline, reading backwards in blocks."""
+    position = size
+    while position > 0:
+        start = max(position - TAIL_BLOCK, 0)
+        handle.seek(start)
+        found = handle.read(position - start).rfind(b"\n")
+        if found >= 0:
+            return start + found + 1
+        position = start
+    return 0
+
+
+def _drop_torn_tail(path: Path) -> None:
+    """Cut a torn last line off the file; reads only its tail, whatever the file's size."""
+    size = path.stat().st_size
+    if not size:
+        return
+    with path.open("r+b") as handle:
+        handle.seek(size - 1)
+        if handle.read(1) == b"\n":
+            return
+        keep = _last_newline(handle, size)
+        log.warning("%s: dropping a torn last line (%d bytes)", path, size - keep)
+        handle.truncate(keep)
+
+
+def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) of every non-blank line, streamed."""
+    if not path.exists():
+        return
+    _drop_torn_tail(path)
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            line = raw.decode("utf-8", errors="replace")
+            if line.strip():
+                yield number, line
+
+
+def iter_json_rows(path: Path) -> Iterator[dict]:
+    """Each line as a plain dict (no model validation: for scans that need a few fields)."""
+    for number, line in iter_lines(path):
+        try:
+            yield json.loads(line)
+        except json.JSONDecodeError:
+            log.warning("%s:%d: skipped, not JSON", path, number)
+
+
+def iter_jsonl(path: Path, model: type[M]) -> Iterator[M]:
+    for number, line in iter_lines(path):
+        try:
+            yield model.model_validate_json(line)
+        except ValidationError as exc:
+            log.warning("%s:%d: skipped, not a %s (%s)", path, number, model.__name__, exc)
 
 
 def read_jsonl(path: Path, model: type[M]) -> list[M]:
-    if not path.exists():
-        return []
-    records: list[M] = []
-    lines = _drop_torn_tail(path).decode("utf-8", errors="replace").splitlines()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(model.model_validate_json(line))
-        except ValidationError as exc:
-            log.warning("%s:%d: skipped, not a %s (%s)", path, number, model.__name__, exc)
-    return records
+    return list(iter_jsonl(path, model))
 
 
 class JsonlAppender:

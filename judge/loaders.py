@@ -106,22 +106,32 @@ def load_tasks(location: str | Path, split: str = "test") -> Loaded:
     return loaded
 
 
-def load_candidates(location: str | Path, defaults: dict[str, Any] | None = None) -> Loaded:
-    """Candidates in file order; a derived id that repeats gets `~2`, `~3`… in order of
-    appearance, and a repeated explicit id is an error. `defaults` fill labels a row lacks
-    (e.g. the run name of a file whose rows do not name their system)."""
-    loaded = Loaded()
+def iter_candidates(
+    location: str | Path, defaults: dict[str, Any] | None = None
+) -> Iterator[Candidate | RecordError]:
+    """Candidates one at a time, in file order (a run of any size streams); a derived id that
+    repeats gets `~2`, `~3`… in order of appearance, a repeated explicit id is an error.
+    `defaults` fill labels a row lacks (e.g. the run name of a file whose rows do not name their
+    system)."""
     seen: Counter[str] = Counter()
     for source, row in read_rows(location):
         try:
             if isinstance(row, RecordError):
                 raise row
             candidate = candidate_from_row({**(defaults or {}), **row}, source)
-            candidate = _unique(candidate, seen, explicit="candidate_id" in row, source=source)
+            yield _unique(candidate, seen, explicit="candidate_id" in row, source=source)
         except RecordError as exc:
-            loaded.errors.append(exc)
-            continue
-        loaded.candidates.append(candidate)
+            yield exc
+
+
+def load_candidates(location: str | Path, defaults: dict[str, Any] | None = None) -> Loaded:
+    """Every candidate in memory (small inputs; `iter_candidates` streams)."""
+    loaded = Loaded()
+    for item in iter_candidates(location, defaults):
+        if isinstance(item, RecordError):
+            loaded.errors.append(item)
+        else:
+            loaded.candidates.append(item)
     return loaded
 
 
@@ -133,3 +143,13 @@ def _unique(candidate: Candidate, seen: Counter[str], explicit: bool, source: st
     if explicit:
         raise RecordError(source, f"duplicate candidate id {candidate.candidate_id}")
     return candidate.model_copy(update={"candidate_id": f"{candidate.candidate_id}~{count}"})
+
+
+def count_rows(location: str | Path) -> int:
+    """How many rows a candidates source holds (for progress); lines of a plain JSONL file are
+    counted without parsing them."""
+    path = Path(location)
+    if path.is_file() and path.suffix == ".jsonl":
+        with path.open("rb") as handle:
+            return sum(1 for line in handle if line.strip())
+    return sum(1 for _ in read_rows(location))

@@ -7,13 +7,13 @@ the rest, so an interrupted run loses at most the calls in flight. Bad records a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from judge.config import AppSettings
 from judge.diff import changed_line_count
-from judge.jsonl import JsonlAppender, read_jsonl
+from judge.jsonl import JsonlAppender, iter_json_rows
 from judge.judgement import Judgement
 from judge.judges import CandidateJudge, make_judge
 from judge.llm.batch_files import export_requests
@@ -22,9 +22,9 @@ from judge.llm.client import LLMClient
 from judge.llm.files import write_json_atomic
 from judge.llm.pricing import Ledger
 from judge.llm.runner import Outcome
-from judge.loaders import load_candidates, load_tasks
+from judge.loaders import count_rows, iter_candidates, load_tasks
 from judge.manifest import build_manifest
-from judge.records import Candidate, ErrorRecord, Task
+from judge.records import Candidate, ErrorRecord, RecordError, Task
 from judge.rubric import Rubric
 from judge.rubric_store import load_rubrics
 
@@ -80,6 +80,41 @@ def _candidate_error(candidate: Candidate, tasks, rubrics, rubrics_source) -> st
     return None
 
 
+def done_keys(path: Path) -> set[tuple[str, int]]:
+    """(candidate id, run) of every judgement on disk, read once: only the two fields are
+    kept, so resuming a large run costs a set of keys, not the judgements."""
+    keys = set()
+    for row in iter_json_rows(path):
+        keys.add((row["candidate_id"], row.get("run_index", 0)))
+    return keys
+
+
+def iter_work(
+    candidates: Iterable[Candidate | RecordError],
+    tasks: dict[str, Task],
+    rubrics: dict[str, Rubric],
+    rubrics_source: object,
+    done: set[tuple[str, int]],
+    runs: int,
+    summary: ScoreSummary,
+) -> Iterator[tuple[Candidate, int]]:
+    """(candidate, run) pairs still to judge, lazily; unusable candidates become named
+    errors and done pairs are counted as they stream past."""
+    for candidate in candidates:
+        if isinstance(candidate, RecordError):
+            summary.errors.append(ErrorRecord.from_record_error(candidate))
+            continue
+        reason = _candidate_error(candidate, tasks, rubrics, rubrics_source)
+        if reason:
+            summary.errors.append(ErrorRecord(record=candidate.candidate_id, reason=reason))
+            continue
+        for run in range(runs):
+            if (candidate.candidate_id, run) in done:
+                summary.skipped_done += 1
+            else:
+                yield candidate, run
+
+
 def pending_work(
     candidates: list[Candidate],
     tasks: dict[str, Task],
@@ -89,20 +124,9 @@ def pending_work(
     runs: int,
     summary: ScoreSummary,
 ) -> list[tuple[Candidate, int]]:
-    """(candidate, run) pairs still to judge; unusable candidates become named errors."""
-    done = {j.key for j in read_jsonl(judgements_path, Judgement)}
-    work = []
-    for candidate in candidates:
-        reason = _candidate_error(candidate, tasks, rubrics, rubrics_source)
-        if reason:
-            summary.errors.append(ErrorRecord(record=candidate.candidate_id, reason=reason))
-            continue
-        for run in range(runs):
-            if (candidate.candidate_id, run) in done:
-                summary.skipped_done += 1
-            else:
-                work.append((candidate, run))
-    return work
+    """(candidate, run) pairs still to judge, as a list (validation's in-memory inputs)."""
+    done = done_keys(judgements_path)
+    return list(iter_work(candidates, tasks, rubrics, rubrics_source, done, runs, summary))
 
 
 async def judge_all(
@@ -110,12 +134,14 @@ async def judge_all(
     judge: CandidateJudge,
     tasks: dict[str, Task],
     rubrics: dict[str, Rubric],
-    work: list[tuple[Candidate, int]],
+    work: Iterable[tuple[Candidate, int]],
     judgements_path: Path,
     summary: ScoreSummary,
     progress: Progress | None = None,
+    planned: int | None = None,
 ) -> None:
-    """Judge every pending pair, appending each judgement the moment it exists."""
+    """Judge every pending pair, appending each judgement the moment it exists; nothing else
+    is kept, so a stream of any length runs in bounded memory."""
     summary.ledger = client.ledger
     summary.faults = client.faults
 
@@ -139,10 +165,11 @@ async def judge_all(
                     )
                 )
             if progress is not None:
-                progress(summary.judged, len(work), client.ledger)
+                total = planned if planned is not None else len(work)  # type: ignore[arg-type]
+                progress(summary.judged, total, client.ledger)
 
-        await client.map(work, judge_one, on_result=record)
-    summary.pending = len(work) - summary.judged
+        await client.map(work, judge_one, on_result=record, keep=False)
+    summary.pending = sum(1 for e in summary.errors if e.run_index is not None)
 
 
 async def score(
@@ -158,17 +185,19 @@ async def score(
     requests the cache cannot answer are written as an OpenAI batch input file instead."""
     summary = ScoreSummary()
     tasks = load_tasks(job.tasks, job.split)
-    candidates = load_candidates(job.candidates)
     rubrics = load_rubrics(job.rubrics)
-    summary.errors += [ErrorRecord.from_record_error(e) for e in tasks.errors + candidates.errors]
+    summary.errors += [ErrorRecord.from_record_error(e) for e in tasks.errors]
     path = job.out_dir / JUDGEMENTS
+    planned = count_rows(job.candidates) * job.runs
 
     async def stage(client: LLMClient, into: ScoreSummary, report: Progress | None = None) -> None:
-        work = pending_work(
-            candidates.candidates, tasks.tasks, rubrics, job.rubrics, path, job.runs, into
-        )
+        done = done_keys(path)
+        candidates = iter_candidates(job.candidates)
+        work = iter_work(candidates, tasks.tasks, rubrics, job.rubrics, done, job.runs, into)
         judge = make_judge(job.judge, client, settings.judge, job.hybrid, job.repos_dir)
-        await judge_all(client, judge, tasks.tasks, rubrics, work, path, into, report)
+        await judge_all(
+            client, judge, tasks.tasks, rubrics, work, path, into, report, planned - len(done)
+        )
 
     if export is not None:
         summary.exported = await export_requests(lambda c: stage(c, summary), settings.llm, export)
@@ -193,7 +222,7 @@ def _write_outputs(job: ScoreJob, settings: AppSettings, summary: ScoreSummary) 
         "runs": job.runs,
         "hybrid": job.hybrid,
     }
-    total = len(read_jsonl(job.out_dir / JUDGEMENTS, Judgement))
+    total = sum(1 for _ in iter_json_rows(job.out_dir / JUDGEMENTS))
     faults = {k: dict(v) for k, v in summary.faults.items()}
     counts = {**summary.counts, "judgements_on_disk": total, "faults": faults}
     manifest = build_manifest("score", settings, inputs, counts, summary.ledger)

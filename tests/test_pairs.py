@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.test_metrics import frame
-from validation.pairs import hard_negative_check, pair_shares, pair_table
+from validation.pairs import hard_negative_check, pair_counts, pair_shares
 
 
 def _c(task, cid, system, resolved, score, empty=False):
@@ -27,11 +27,11 @@ ROWS = [
 
 
 def test_pairs_and_their_shares():
-    pairs = pair_table(frame(ROWS))
+    counts = pair_counts(frame(ROWS))
     # t1: strong>weak; t2: other vs strong (tie), other vs weak; t3: strong vs other (wrong)
-    assert len(pairs) == 4
-    assert pair_shares(pairs) == {"pairs": 4, "right": 2 / 4, "tied": 1 / 4, "wrong": 1 / 4}
-    assert pair_shares(pairs.iloc[:0])["tied"] is None
+    assert int(counts[["right", "tied", "wrong"]].to_numpy().sum()) == 4
+    assert pair_shares(counts) == {"pairs": 4, "right": 2 / 4, "tied": 1 / 4, "wrong": 1 / 4}
+    assert pair_shares(counts.iloc[:0])["tied"] is None
 
 
 def test_hard_negative_auc_and_per_system_auc():
@@ -63,3 +63,17 @@ def test_graded_auc_breaks_binary_ties():
     assert graded["mean"] == pytest.approx((1.0 + 0.0) / 2)
     assert hard_negative_check(table, "graded")["all_shares"]["tied"] == 0.0
     assert hard_negative_check(table)["all_shares"]["tied"] == 1.0
+
+
+def test_counting_by_sorting_equals_enumerating_every_pair():
+    import numpy as np
+
+    from validation.pairs import _counts
+
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        pos = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], size=rng.integers(1, 12))
+        neg = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], size=rng.integers(1, 12))
+        right = sum(p > n for p in pos for n in neg)
+        tied = sum(p == n for p in pos for n in neg)
+        assert _counts(pos, neg) == (right, tied, len(pos) * len(neg) - right - tied)

@@ -16,6 +16,7 @@ import pandas as pd
 from validation.frame import candidate_scores
 
 HARD_RESOLVE_RATE = 0.5
+EPS = 1e-12
 
 
 def _pool(frame: pd.DataFrame, score: str) -> pd.DataFrame:
@@ -25,42 +26,53 @@ def _pool(frame: pd.DataFrame, score: str) -> pd.DataFrame:
     return scores[~scores["empty"]]
 
 
-def pair_table(frame: pd.DataFrame, score: str = "score") -> pd.DataFrame:
-    """Every (resolved, unresolved) pair within a task: both scores and the failing system."""
+def _counts(pos: np.ndarray, neg: np.ndarray) -> tuple[int, int, int]:
+    """(right, tied, wrong) over every (positive, negative) pair, by sorting: a task with
+    thousands of candidates costs n log n, never the n² pairs themselves."""
+    if not len(pos) or not len(neg):
+        return 0, 0, 0
+    ordered = np.sort(neg)
+    below = np.searchsorted(ordered, pos - EPS, side="left")
+    not_above = np.searchsorted(ordered, pos + EPS, side="right")
+    right, tied = int(below.sum()), int((not_above - below).sum())
+    return right, tied, len(pos) * len(neg) - right - tied
+
+
+def pair_counts(frame: pd.DataFrame, score: str = "score") -> pd.DataFrame:
+    """Per task and failing system: pairs ordered right, tied and wrong."""
     pool = _pool(frame, score)
-    positives = pool[pool["resolved"]][["task_id", "repo", score]]
-    negatives = pool[~pool["resolved"]][["task_id", score, "system"]]
-    pairs = positives.merge(negatives, on="task_id", suffixes=("_pos", "_neg"))
-    return pairs.rename(columns={f"{score}_pos": "pos", f"{score}_neg": "neg"})
+    rows = []
+    for task, group in pool.groupby("task_id"):
+        pos = group.loc[group["resolved"], score].to_numpy(dtype=float)
+        for system, failing in group[~group["resolved"]].groupby("system"):
+            right, tied, wrong = _counts(pos, failing[score].to_numpy(dtype=float))
+            if right + tied + wrong:
+                rows.append((task, system, right, tied, wrong))
+    return pd.DataFrame(rows, columns=["task_id", "system", "right", "tied", "wrong"])
 
 
-def pair_shares(pairs: pd.DataFrame) -> dict:
+def pair_shares(counts: pd.DataFrame) -> dict:
     """Share of pairs ordered right, tied (exactly) and wrong."""
-    n = len(pairs)
+    n = int(counts[["right", "tied", "wrong"]].to_numpy().sum()) if len(counts) else 0
     if not n:
         return {"pairs": 0, "right": None, "tied": None, "wrong": None}
-    diff = (pairs["pos"] - pairs["neg"]).to_numpy()
     return {
         "pairs": n,
-        "right": float((diff > 1e-12).mean()),
-        "tied": float((np.abs(diff) <= 1e-12).mean()),
-        "wrong": float((diff < -1e-12).mean()),
+        "right": float(counts["right"].sum() / n),
+        "tied": float(counts["tied"].sum() / n),
+        "wrong": float(counts["wrong"].sum() / n),
     }
 
 
-def _task_aucs(pairs: pd.DataFrame) -> pd.Series:
-    """Per-task AUC from its pairs: (wins + ½ ties) / pairs."""
-    diff = pairs["pos"] - pairs["neg"]
-    won = np.where(diff > 1e-12, 1.0, np.where(diff.abs() <= 1e-12, 0.5, 0.0))
-    return pd.Series(won, index=pairs.index).groupby(pairs["task_id"]).mean()
-
-
-def _auc_summary(pairs: pd.DataFrame) -> dict:
-    aucs = _task_aucs(pairs)
+def _auc_summary(counts: pd.DataFrame) -> dict:
+    """Mean per-task AUC, (wins + ½ ties) / pairs, over the tasks these pairs come from."""
+    per_task = counts.groupby("task_id")[["right", "tied", "wrong"]].sum()
+    pairs = per_task.sum(axis=1)
+    aucs = (per_task["right"] + 0.5 * per_task["tied"]) / pairs
     return {
         "mean": float(aucs.mean()) if len(aucs) else None,
         "tasks": len(aucs),
-        "pairs": len(pairs),
+        "pairs": int(pairs.sum()),
     }
 
 
@@ -72,18 +84,18 @@ def resolve_rates(frame: pd.DataFrame) -> pd.Series:
 
 def hard_negative_check(frame: pd.DataFrame, score: str = "score") -> dict:
     """AUC against the failures of strong systems, one AUC per failing system, tie shares."""
-    pairs = pair_table(frame, score)
+    counts = pair_counts(frame, score)
     rates = resolve_rates(frame)
     strong = sorted(rates[rates >= HARD_RESOLVE_RATE].index)
-    hard = pairs[pairs["system"].isin(strong)]
+    hard = counts[counts["system"].isin(strong)]
     per_system = {
         system: {**_auc_summary(group), "resolve_rate": float(rates.get(system, np.nan))}
-        for system, group in pairs.groupby("system")
+        for system, group in counts.groupby("system")
     }
     return {
         "strong_systems": strong,
         "hard_auc": _auc_summary(hard),
         "hard_shares": pair_shares(hard),
-        "all_shares": pair_shares(pairs),
+        "all_shares": pair_shares(counts),
         "per_failing_system": per_system,
     }

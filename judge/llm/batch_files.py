@@ -39,14 +39,32 @@ async def export_requests(
 ) -> int:
     """Run a stage in defer mode and write what it asked for; returns the number written.
     A sidecar `<file>.specs.json` keeps each request's provider:model for the import."""
-    collector = BatchCollector()
-    async with LLMClient(settings, use_cache=True, defer=collector) as client:
-        await stage(client)
-    pending = list(collector.pending.values())
-    write_requests(path, pending)
-    specs = {p.custom_id: p.spec for p in pending}
-    specs_path(path).write_text(json.dumps(specs, indent=1), encoding="utf-8")
-    return len(pending)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as handle:
+        collector = StreamingCollector(handle)
+        async with LLMClient(settings, use_cache=True, defer=collector) as client:
+            await stage(client)
+    specs_path(path).write_text(json.dumps(collector.specs, indent=1), encoding="utf-8")
+    return len(collector.specs)
+
+
+class StreamingCollector(BatchCollector):
+    """Writes each new request's line the moment it is deferred and keeps only its id and
+    provider:model, so exporting a run of any size holds no request in memory."""
+
+    def __init__(self, handle) -> None:
+        super().__init__()
+        self.handle = handle
+        self.specs: dict[str, str] = {}
+
+    def add(self, pending: PendingRequest) -> None:
+        if pending.custom_id in self.specs:
+            return
+        self.specs[pending.custom_id] = pending.spec
+        self.handle.write(json.dumps(pending.openai_line(), ensure_ascii=False) + "\n")
+
+    def __len__(self) -> int:
+        return len(self.specs)
 
 
 def read_specs(requests: Path) -> dict[str, str]:

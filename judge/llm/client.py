@@ -75,6 +75,7 @@ class LLMClient:
         items: Iterable[ItemT],
         fn: Callable[[ItemT], Awaitable[T]],
         on_result: Callable[[Outcome[T]], object] | None = None,
+        keep: bool = True,
     ) -> list[Outcome[T]]:
         """Run `fn` over items with the configured concurrency and request rate."""
         return await run_bounded(
@@ -83,6 +84,7 @@ class LLMClient:
             concurrency=self.settings.concurrency,
             requests_per_minute=self.settings.requests_per_minute,
             on_result=on_result,
+            keep=keep,
         )
 
     async def aclose(self) -> None:

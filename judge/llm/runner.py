@@ -55,8 +55,11 @@ async def run_bounded(
     concurrency: int = 8,
     requests_per_minute: float | None = None,
     on_result: Callable[[Outcome[T]], object] | None = None,
+    keep: bool = True,
 ) -> list[Outcome[T]]:
-    """Run `fn` over `items` with at most `concurrency` in flight; results in input order."""
+    """Run `fn` over `items` with at most `concurrency` in flight; results in input order.
+    With `keep=False` nothing is kept (the caller handles each result in `on_result`), so a
+    stream of any length runs in bounded memory; items are drawn from the iterable lazily."""
     pending = enumerate(items)
     results: dict[int, Outcome[T]] = {}
     limiter = RateLimiter(requests_per_minute) if requests_per_minute else None
@@ -66,7 +69,8 @@ async def run_bounded(
             if limiter is not None:
                 await limiter.acquire()
             outcome = await _attempt(index, item, fn)
-            results[index] = outcome
+            if keep:
+                results[index] = outcome
             if on_result is not None:
                 reported = on_result(outcome)
                 if inspect.isawaitable(reported):

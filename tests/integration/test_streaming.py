@@ -1,0 +1,88 @@
+"""Streaming stages keep their output byte-identical to the in-memory ones (golden files made
+before the change, with `created_at` blanked), resume without rescanning per item, and a torn
+last line is still cut off by reading only the file's tail."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from judge.config import load_app_settings
+from judge.jsonl import iter_json_rows, read_jsonl
+from judge.judgement import Judgement
+from judge.llm.providers.scripted import install_script
+from judge.score_run import ScoreJob, done_keys, score
+from rubric_gen.run import RubricJob, generate_rubrics
+from tests.scripted_llm import diff_reading_judge
+
+pytestmark = pytest.mark.integration
+GOLDEN = Path(__file__).parents[1] / "data" / "golden"
+
+
+def _normalised(path: Path) -> list[str]:
+    lines = path.read_text().splitlines()
+    return sorted(re.sub(r'"created_at":"[^"]*"', '"created_at":""', line) for line in lines)
+
+
+@pytest.fixture
+async def mini_rubrics(mini, tmp_path):
+    settings = load_app_settings(sets=[f"llm.cache_path={tmp_path / 'c.sqlite'}"])
+    path = tmp_path / "r.jsonl"
+    await generate_rubrics(RubricJob(str(mini / "tasks.jsonl"), "reference", path), settings)
+    return settings, path
+
+
+async def test_judgements_are_byte_identical_to_the_in_memory_version(mini, tmp_path,
+                                                                      mini_rubrics):  # fmt: skip
+    settings, rubrics = mini_rubrics
+    install_script("golden", diff_reading_judge)
+    job = ScoreJob(str(mini / "tasks.jsonl"), str(mini / "candidates.jsonl"), rubrics,
+                   "scripted:golden", tmp_path / "run", runs=2)  # fmt: skip
+    summary = await score(job, settings)
+    assert summary.judged == 14 and summary.errors == []
+    ours = _normalised(tmp_path / "run" / "judgements.jsonl")
+    assert ours == (GOLDEN / "score_mini.jsonl").read_text().splitlines()
+    again = await score(job, settings)
+    assert (again.judged, again.skipped_done) == (0, 14)
+
+
+async def test_exported_requests_are_byte_identical(mini, tmp_path, mini_rubrics):
+    settings, rubrics = mini_rubrics
+    job = ScoreJob(str(mini / "tasks.jsonl"), str(mini / "candidates.jsonl"), rubrics,
+                   "openai:gpt-4.1-mini", tmp_path / "run", runs=2)  # fmt: skip
+    summary = await score(job, settings, export=tmp_path / "req.jsonl")
+    assert summary.exported == 12
+    assert (tmp_path / "req.jsonl").read_bytes() == (GOLDEN / "export_mini.jsonl").read_bytes()
+
+
+def test_resume_keys_and_torn_tails(tmp_path):
+    path = tmp_path / "j.jsonl"
+    path.write_text(
+        '{"candidate_id": "a", "run_index": 0}\n{"candidate_id": "a", "run_index": 1}\n'
+        '{"candidate_id": "b"}\n{"candidate_id": "c", "run_in'
+    )
+    assert done_keys(path) == {("a", 0), ("a", 1), ("b", 0)}
+    assert path.read_text().endswith('{"candidate_id": "b"}\n')  # the torn line is gone
+    assert [r["candidate_id"] for r in iter_json_rows(path)] == ["a", "a", "b"]
+    assert done_keys(tmp_path / "missing.jsonl") == set()
+    assert read_jsonl(tmp_path / "missing.jsonl", Judgement) == []
+
+
+async def test_the_table_read_from_the_file_equals_the_one_from_objects(mini, tmp_path,
+                                                                        mini_rubrics):  # fmt: skip
+    import pandas as pd
+
+    from validation.frame import frame_from_file, judgements_frame
+
+    settings, rubrics = mini_rubrics
+    install_script("frame-judge", diff_reading_judge)
+    job = ScoreJob(str(mini / "tasks.jsonl"), str(mini / "candidates.jsonl"), rubrics,
+                   "scripted:frame-judge", tmp_path / "run", runs=2)  # fmt: skip
+    await score(job, settings)
+    path = tmp_path / "run" / "judgements.jsonl"
+    streamed = frame_from_file(path)
+    objects = judgements_frame(read_jsonl(path, Judgement))
+    assert len(streamed) == 14
+    pd.testing.assert_frame_equal(streamed, objects, check_dtype=False)
