@@ -143,7 +143,9 @@ def label_strings(labels: Mapping[str, Any]) -> list[str]:
 def redact_counted(text: str, secrets: Iterable[str]) -> tuple[str, int]:
     """Remove every whole-word occurrence of every string, case-insensitively, until none is
     left; returns the text and how many replacements were made."""
-    pattern = _alternation(secrets)
+    lowered = text.lower()
+    present = [s for s in secrets if s and s.lower() in lowered]  # the regex only when needed
+    pattern = _alternation(present)
     if pattern is None:
         return text, 0
     total = 0

@@ -36,7 +36,7 @@ CREATE TABLE IF NOT EXISTS replies (
 _MIGRATIONS = ("ALTER TABLE replies ADD COLUMN logprobs TEXT",)  # caches made before it
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=8192)  # one per reply type: a rubric × criterion order
 def _schema_of(response_model: type[BaseModel]) -> dict:
     return response_model.model_json_schema()
 

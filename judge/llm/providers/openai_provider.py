@@ -81,7 +81,7 @@ def request_body(
     return body
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=8192)
 def _response_format(response_model: type[BaseModel]) -> dict:
     """Building a strict schema walks the whole model: do it once per reply type."""
     return type_to_response_format_param(response_model)
