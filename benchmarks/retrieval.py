@@ -77,6 +77,8 @@ def main() -> None:
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "data" / "swebench")
     parser.add_argument("--clones", type=Path, required=True)
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "retrieval.json")
+    parser.add_argument("--limit", type=int, default=None, help="every k-th task (quick runs)")
+    parser.add_argument("--no-baseline", action="store_true")
     args = parser.parse_args()
     budget = RubricSettings().max_context_tokens
     attempted = {
@@ -88,12 +90,15 @@ def main() -> None:
     tasks = [t for t in load_tasks(args.shared / "instances.jsonl").tasks.values()
              if t.task_id in attempted and find_clone(args.clones, t.repo or "")]  # fmt: skip
     rows, started = [], time.perf_counter()
-    for task in sorted(tasks, key=lambda t: t.task_id):
+    ordered = sorted(tasks, key=lambda t: t.task_id)
+    if args.limit:
+        ordered = ordered[:: max(len(ordered) // args.limit, 1)]
+    for task in ordered:
         clone = find_clone(args.clones, task.repo)
         files, defs = changed(task, lambda p, c=clone, t=task: read_many(c, t.base_commit,
                                                                          [p]).get(p))  # fmt: skip
         shown = retrieve(task, args.clones, budget).shown
-        baseline = whole_files(task, clone, budget)
+        baseline = [] if args.no_baseline else whole_files(task, clone, budget)
         ours, base = recall(shown, files, defs), recall(baseline, files, defs)
         rows.append({"task": task.task_id, "repo": task.repo, "file": ours[0], "defs": ours[1],
                      "base_file": base[0], "base_defs": base[1],

@@ -99,6 +99,7 @@ _PARTS = re.compile(r"[/_\-.:\s@]+")
 TRAILER = re.compile(
     r"(co-authored-by:|signed-off-by:|generated with|🤖 generated)[^\n]*", re.IGNORECASE
 )
+TRAILER_MARKERS = ("co-authored-by:", "signed-off-by:", "generated with", "🤖 generated")
 _DIFF_START = re.compile(r"^(diff --git |--- \S)", re.MULTILINE)
 _SIGNATURE = re.compile(r"\n-- \n[^\n]*\n?\s*$")
 
@@ -171,7 +172,10 @@ def _alternation(secrets: Iterable[str]) -> re.Pattern[str] | None:
 
 def blind_patch_counted(patch: str, labels: Mapping[str, Any]) -> tuple[str, int]:
     """The diff as the judge may see it, and how many label strings were redacted from it."""
-    body, trailers = TRAILER.subn(REDACTED, strip_git_metadata(patch))
+    body, trailers = strip_git_metadata(patch), 0
+    lowered = body.lower()
+    if any(marker in lowered for marker in TRAILER_MARKERS):  # the regex only when needed
+        body, trailers = TRAILER.subn(REDACTED, body)
     body, count = redact_counted(body, label_strings(labels))
     return body, trailers + count
 

@@ -18,6 +18,7 @@ from judge.judgement import Judgement
 from judge.judges import CandidateJudge, make_judge
 from judge.llm.batch_files import export_requests
 from judge.llm.batch_runner import BatchOptions, run_batched
+from judge.llm.batching import DeferredRequest
 from judge.llm.client import LLMClient
 from judge.llm.files import write_json_atomic
 from judge.llm.pricing import Ledger
@@ -157,8 +158,11 @@ async def judge_all(
             if outcome.ok:
                 sink.write(outcome.value)
                 summary.judged += 1
+            elif isinstance(outcome.error, DeferredRequest):
+                summary.pending += 1  # waiting for a batch: counted, not an error to list
             else:
                 candidate, run = outcome.item
+                summary.pending += 1
                 summary.errors.append(
                     ErrorRecord(
                         record=candidate.candidate_id, run_index=run, reason=str(outcome.error)
@@ -169,7 +173,6 @@ async def judge_all(
                 progress(summary.judged, total, client.ledger)
 
         await client.map(work, judge_one, on_result=record, keep=False)
-    summary.pending = sum(1 for e in summary.errors if e.run_index is not None)
 
 
 async def score(
