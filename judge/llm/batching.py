@@ -39,7 +39,7 @@ class PendingRequest:
 
         r = self.request
         return openai_provider.request_body(
-            self.model, list(r.messages), r.response_model, r.options
+            self.model, list(r.messages), r.response_model, r.options, r.tools
         )
 
     def anthropic_body(self) -> dict:
@@ -47,7 +47,7 @@ class PendingRequest:
 
         r = self.request
         return anthropic_provider.request_body(
-            self.model, list(r.messages), r.response_model, r.options, self.structured
+            self.model, list(r.messages), r.response_model, r.options, self.structured, r.tools
         )
 
     def openai_line(self) -> dict:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from judge.llm.types import Completion, LLMRequest
+from judge.llm.types import Completion, LLMRequest, ToolCall
 
 KEY_VERSION = 1
 
@@ -30,10 +30,15 @@ CREATE TABLE IF NOT EXISTS replies (
     output_tokens INTEGER NOT NULL,
     latency_s REAL NOT NULL,
     created_at REAL NOT NULL,
-    logprobs TEXT
+    logprobs TEXT,
+    tool_calls TEXT
 )
 """
-_MIGRATIONS = ("ALTER TABLE replies ADD COLUMN logprobs TEXT",)  # caches made before it
+# caches made before a column existed get it
+_MIGRATIONS = {
+    "logprobs": "ALTER TABLE replies ADD COLUMN logprobs TEXT",
+    "tool_calls": "ALTER TABLE replies ADD COLUMN tool_calls TEXT",
+}
 
 
 @lru_cache(maxsize=8192)  # one per reply type: a rubric × criterion order
@@ -46,13 +51,26 @@ def request_key(spec: str, request: LLMRequest) -> str:
     payload = {
         "v": KEY_VERSION,
         "model": spec,
-        "messages": [[m.role, m.content] for m in request.messages],
+        "messages": [_message_key(m) for m in request.messages],
         "schema": _schema_of(request.response_model) if request.response_model else None,
         "options": request.options.model_dump(),
         "sample": request.sample_index,
     }
+    if request.tools:  # absent otherwise, so keys of requests without tools never change
+        payload["tools"] = [[t.name, t.description, t.parameters] for t in request.tools]
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _message_key(message) -> list:
+    """[role, content], plus the tool-call fields when a message has them (the transcript of
+    an exploration so far is part of the key)."""
+    key = [message.role, message.content]
+    if message.tool_calls:
+        key.append([[c.id, c.name, c.arguments] for c in message.tool_calls])
+    if message.tool_call_id:
+        key.append(message.tool_call_id)
+    return key
 
 
 class ReplyCache:
@@ -72,13 +90,14 @@ class ReplyCache:
 
     def _migrate(self) -> None:
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(replies)")}
-        if "logprobs" not in columns:
-            self._db.execute(_MIGRATIONS[0])
+        for column, statement in _MIGRATIONS.items():
+            if column not in columns:
+                self._db.execute(statement)
 
     def get(self, key: str) -> Completion | None:
         row = self._db.execute(
-            "SELECT text, input_tokens, cached_input_tokens, output_tokens, latency_s, logprobs "
-            "FROM replies WHERE key = ?",
+            "SELECT text, input_tokens, cached_input_tokens, output_tokens, latency_s, logprobs, "
+            "tool_calls FROM replies WHERE key = ?",
             (key,),
         ).fetchone()
         if row is None:
@@ -86,12 +105,15 @@ class ReplyCache:
             return None
         self.hits += 1
         logprobs = tuple(tuple(item) for item in json.loads(row[5])) if row[5] else None
-        return Completion(*row[:5], logprobs=logprobs)
+        calls = tuple(ToolCall(**c) for c in json.loads(row[6])) if row[6] else ()
+        return Completion(*row[:5], logprobs=logprobs, tool_calls=calls)
 
     def put(self, key: str, spec: str, completion: Completion) -> None:
         """First writer wins: two identical in-flight requests store one row."""
         self._db.execute(
-            "INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO replies (key, provider_model, text, input_tokens, "
+            "cached_input_tokens, output_tokens, latency_s, created_at, logprobs, tool_calls) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 key,
                 spec,
@@ -102,6 +124,9 @@ class ReplyCache:
                 completion.latency_s,
                 time.time(),
                 json.dumps(completion.logprobs) if completion.logprobs else None,
+                json.dumps([c.model_dump() for c in completion.tool_calls])
+                if completion.tool_calls
+                else None,
             ),
         )
 

@@ -30,6 +30,7 @@ from judge.llm.types import (
     LLMRequest,
     LLMResult,
     Message,
+    ToolSpec,
     Usage,
 )
 
@@ -125,14 +126,21 @@ class ModelClient:
         response_model: type[BaseModel] | None = None,
         options: GenerationOptions | None = None,
         sample_index: int = 0,
+        tools: tuple[ToolSpec, ...] = (),
     ) -> LLMResult:
+        """One reply; with `tools`, the model may instead ask to run some (`tool_calls`)."""
         request = LLMRequest(
             messages=tuple(messages),
             response_model=response_model,
             options=options or self._client.settings.generation,
             sample_index=sample_index,
+            tools=tuple(tools),
         )
         completion, usage = await self._call(request)
+        if completion.tool_calls:
+            return LLMResult(
+                status="ok", text=completion.text, usage=usage, tool_calls=completion.tool_calls
+            )
         if response_model is None:
             return LLMResult(status="ok", text=completion.text, usage=usage)
         return await self._validated(request, completion, usage)
@@ -192,6 +200,13 @@ class ModelClient:
         else:
 
             async def attempt() -> Completion:
+                if request.tools:
+                    return await self.provider.complete(
+                        list(request.messages),
+                        request.response_model,
+                        request.options,
+                        tools=request.tools,
+                    )
                 return await self.provider.complete(
                     list(request.messages), request.response_model, request.options
                 )

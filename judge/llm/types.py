@@ -11,16 +11,29 @@ from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Role = Literal["system", "user", "assistant"]
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+class ToolCall(BaseModel):
+    """A model's request to run one tool (the provider's own tool calling)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    name: str
+    arguments: dict
 
 
 class Message(BaseModel):
-    """One chat message; providers translate the list into their wire format."""
+    """One chat message; providers translate the list into their wire format. An assistant
+    message may carry tool calls; a `tool` message answers one call by its id."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     role: Role
     content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
 
 
 class GenerationOptions(BaseModel):
@@ -85,9 +98,20 @@ class Completion:
     latency_s: float = 0.0
     logprobs: TokenLogprobs | None = None
     """Per output token: (token, log-probability, {alternative: log-probability}), when asked."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """Tools the model asked to run instead of replying (only when tools were offered)."""
 
 
 TokenLogprobs = tuple[tuple[str, float, dict[str, float]], ...]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool offered to the model: what the provider's tool-calling API needs."""
+
+    name: str
+    description: str
+    parameters: str  # the JSON schema, as canonical JSON text (hashable, cache-key stable)
 
 
 @dataclass(frozen=True)
@@ -98,6 +122,8 @@ class LLMRequest:
     response_model: type[BaseModel] | None = None
     options: GenerationOptions = field(default_factory=GenerationOptions)
     sample_index: int = 0
+    tools: tuple[ToolSpec, ...] = ()
+    """Tools the model may call (name, description, JSON-schema parameters)."""
 
 
 class LLMResult(BaseModel):
@@ -116,6 +142,7 @@ class LLMResult(BaseModel):
     repaired: bool = False
     usage: Usage
     logprobs: TokenLogprobs | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 @runtime_checkable
@@ -135,6 +162,7 @@ class Provider(Protocol):
         messages: list[Message],
         response_model: type[BaseModel] | None,
         options: GenerationOptions,
+        tools: tuple[ToolSpec, ...] = (),
     ) -> Completion: ...
 
 

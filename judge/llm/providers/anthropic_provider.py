@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from judge.llm.providers.errors import translate_sdk_error
 from judge.llm.providers.keys import resolve_api_key
 from judge.llm.settings import ProviderSettings
-from judge.llm.types import Completion, GenerationOptions, Message
+from judge.llm.types import Completion, GenerationOptions, Message, ToolCall, ToolSpec
 
 REPLY_TOOL = "reply"
 
@@ -49,8 +49,9 @@ class AnthropicProvider:
         messages: list[Message],
         response_model: type[BaseModel] | None,
         options: GenerationOptions,
+        tools: tuple[ToolSpec, ...] = (),
     ) -> Completion:
-        body = request_body(self.model, messages, response_model, options, self.structured)
+        body = request_body(self.model, messages, response_model, options, self.structured, tools)
         started = time.perf_counter()
         try:
             response = await self._client.messages.create(**body)
@@ -67,19 +68,55 @@ def request_body(
     response_model: type[BaseModel] | None,
     options: GenerationOptions,
     structured: str = "json_schema",
+    tools: tuple[ToolSpec, ...] = (),
 ) -> dict:
     """The Messages API body: system text apart, the rest as alternating turns."""
     system = "\n\n".join(m.content for m in messages if m.role == "system")
     body: dict = {
         "model": model,
         "max_tokens": options.max_output_tokens,
-        "messages": [m.model_dump() for m in messages if m.role != "system"],
+        "messages": _turns([m for m in messages if m.role != "system"]),
     }
     if system:
         body["system"] = system
     if response_model is not None:
         body.update(_structured(response_model, structured))
+    if tools:
+        offered = [{"name": t.name, "description": t.description,
+                    "input_schema": json.loads(t.parameters)} for t in tools]  # fmt: skip
+        body["tools"] = offered + body.get("tools", [])
+        body.pop("tool_choice", None)  # the model chooses: explore, or give the reply
     return body
+
+
+def _turns(messages: list[Message]) -> list[dict]:
+    """Tool use on the Messages API: an assistant turn holds `tool_use` blocks, and the
+    results of one turn's calls go back together as `tool_result` blocks of one user turn."""
+    turns: list[dict] = []
+    for message in messages:
+        if message.role == "tool":
+            block = {"type": "tool_result", "tool_use_id": message.tool_call_id,
+                     "content": message.content}  # fmt: skip
+            if turns and turns[-1]["role"] == "user" and isinstance(turns[-1]["content"], list):
+                turns[-1]["content"].append(block)
+            else:
+                turns.append({"role": "user", "content": [block]})
+        elif message.tool_calls:
+            blocks = [{"type": "text", "text": message.content}] if message.content else []
+            blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}
+                       for c in message.tool_calls]  # fmt: skip
+            turns.append({"role": "assistant", "content": blocks})
+        else:
+            turns.append({"role": message.role, "content": message.content})
+    return turns
+
+
+def _tool_calls(blocks: list[dict]) -> tuple[ToolCall, ...]:
+    return tuple(
+        ToolCall(id=b.get("id", ""), name=b.get("name", ""), arguments=b.get("input") or {})
+        for b in blocks
+        if b.get("type") == "tool_use" and b.get("name") != REPLY_TOOL
+    )
 
 
 @lru_cache(maxsize=64)
@@ -110,4 +147,5 @@ def completion_from_message(message: dict) -> Completion:
         input_tokens=usage.get("input_tokens", 0) + cached + written,
         cached_input_tokens=cached,
         output_tokens=usage.get("output_tokens", 0),
+        tool_calls=_tool_calls(message.get("content") or []),
     )

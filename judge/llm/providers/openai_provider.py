@@ -18,7 +18,14 @@ from pydantic import BaseModel
 from judge.llm.providers.errors import translate_sdk_error
 from judge.llm.providers.keys import resolve_api_key
 from judge.llm.settings import ProviderSettings
-from judge.llm.types import Completion, GenerationOptions, Message, TokenLogprobs
+from judge.llm.types import (
+    Completion,
+    GenerationOptions,
+    Message,
+    TokenLogprobs,
+    ToolCall,
+    ToolSpec,
+)
 
 TOP_LOGPROBS = 5
 
@@ -44,11 +51,12 @@ class OpenAIProvider:
         messages: list[Message],
         response_model: type[BaseModel] | None,
         options: GenerationOptions,
+        tools: tuple[ToolSpec, ...] = (),
     ) -> Completion:
         started = time.perf_counter()
         try:
             response = await self._client.chat.completions.create(
-                **request_body(self.model, messages, response_model, options)
+                **request_body(self.model, messages, response_model, options, tools)
             )
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
             raise translate_sdk_error(exc, openai, f"{self.name}:{self.model}") or exc from exc
@@ -62,13 +70,16 @@ def request_body(
     messages: list[Message],
     response_model: type[BaseModel] | None,
     options: GenerationOptions,
+    tools: tuple[ToolSpec, ...] = (),
 ) -> dict:
     """The Chat Completions body; also the `body` of an OpenAI batch line."""
     body: dict = {
         "model": model,
-        "messages": [m.model_dump() for m in messages],
+        "messages": [_wire_message(m) for m in messages],
         "max_completion_tokens": options.max_output_tokens,
     }
+    if tools:
+        body["tools"] = [_wire_tool(t) for t in tools]
     if options.temperature is not None:
         body["temperature"] = options.temperature
     if options.seed is not None:
@@ -79,6 +90,47 @@ def request_body(
         body["logprobs"] = True
         body["top_logprobs"] = TOP_LOGPROBS
     return body
+
+
+def _wire_message(message: Message) -> dict:
+    """Function calling on Chat Completions: an assistant turn carries `tool_calls`, each
+    result is a `tool` message naming its call."""
+    if message.role == "tool":
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
+    wire: dict = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        wire["tool_calls"] = [
+            {"id": c.id, "type": "function",
+             "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+            for c in message.tool_calls
+        ]  # fmt: skip
+    return wire
+
+
+def _wire_tool(tool: ToolSpec) -> dict:
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": json.loads(tool.parameters),
+        },
+    }
+
+
+def _tool_calls(message: dict) -> tuple[ToolCall, ...]:
+    calls = []
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") or {}
+        try:
+            arguments = json.loads(function.get("arguments") or "{}")
+        except json.JSONDecodeError:
+            arguments = {"_unparsed": function.get("arguments")}
+        if not isinstance(arguments, dict):
+            arguments = {}
+        calls.append(ToolCall(id=call.get("id", ""), name=function.get("name", ""),
+                              arguments=arguments))  # fmt: skip
+    return tuple(calls)
 
 
 @lru_cache(maxsize=8192)
@@ -92,12 +144,14 @@ def completion_from_body(body: dict) -> Completion:
     usage = body.get("usage") or {}
     details = usage.get("prompt_tokens_details") or {}
     choices = body.get("choices") or [{}]
+    message = choices[0].get("message") or {}
     return Completion(
-        text=(choices[0].get("message") or {}).get("content") or "",
+        text=message.get("content") or "",
         input_tokens=usage.get("prompt_tokens", 0),
         cached_input_tokens=details.get("cached_tokens") or 0,
         output_tokens=usage.get("completion_tokens", 0),
         logprobs=token_logprobs(choices[0].get("logprobs")),
+        tool_calls=_tool_calls(message),
     )
 
 

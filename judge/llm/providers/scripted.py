@@ -18,7 +18,15 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from judge.llm.settings import ProviderSettings
-from judge.llm.types import Completion, ConfigError, GenerationOptions, Message, PermanentError
+from judge.llm.types import (
+    Completion,
+    ConfigError,
+    GenerationOptions,
+    Message,
+    PermanentError,
+    ToolCall,
+    ToolSpec,
+)
 
 
 @dataclass(frozen=True)
@@ -29,6 +37,7 @@ class ScriptedCall:
     messages: list[Message]
     response_model: type[BaseModel] | None
     options: GenerationOptions
+    tools: tuple[ToolSpec, ...] = ()
 
     @property
     def prompt(self) -> str:
@@ -87,6 +96,17 @@ def load_script_file(path: Path) -> Script:
     return Script(replies)
 
 
+def _tool_calls(reply: Reply, turn: int) -> tuple[ToolCall, ...]:
+    """A reply `{"tool_calls": [{"name": …, "arguments": {…}}, …]}` asks to run tools; ids are
+    made from the turn so a transcript replays to the same cache keys."""
+    if not (isinstance(reply, dict) and set(reply) == {"tool_calls"}):
+        return ()
+    return tuple(
+        ToolCall(id=f"call_{turn}_{n}", name=c["name"], arguments=c.get("arguments") or {})
+        for n, c in enumerate(reply["tool_calls"])
+    )
+
+
 def _render(reply: Reply) -> str:
     if isinstance(reply, Exception):
         raise reply
@@ -125,19 +145,23 @@ class ScriptedProvider:
         messages: list[Message],
         response_model: type[BaseModel] | None,
         options: GenerationOptions,
+        tools: tuple[ToolSpec, ...] = (),
     ) -> Completion:
-        call = ScriptedCall(self.model, list(messages), response_model, options)
+        call = ScriptedCall(self.model, list(messages), response_model, options, tools)
         script = self.script
         script.in_flight += 1
         script.most_in_flight = max(script.most_in_flight, script.in_flight)
         try:
             if script.delay_s:
                 await asyncio.sleep(script.delay_s)
-            text = _render(script.next_reply(call))
+            reply = script.next_reply(call)
+            calls = _tool_calls(reply, len(messages))
+            text = "" if calls else _render(reply)
         finally:
             script.in_flight -= 1
         return Completion(
             text=text,
             input_tokens=_estimate_tokens(call.prompt),
             output_tokens=_estimate_tokens(text),
+            tool_calls=calls,
         )
