@@ -49,6 +49,10 @@ class RubricSettings(BaseModel):
     max_reference_tokens: int = Field(default=8_000, ge=100)
     max_context_tokens: int = Field(default=12_000, ge=0)
     """Budget for repository files read at the base commit (with --repos-dir)."""
+    explore_max_steps: int = Field(default=8, ge=0)
+    """`--context explore`: tool-calling turns before the generator must write the rubric."""
+    explore_max_tool_chars: int = Field(default=60_000, ge=0)
+    """`--context explore`: total characters of tool output shown; then tools are withdrawn."""
 
 
 class ReferenceSettings(BaseModel):

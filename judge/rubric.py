@@ -61,6 +61,9 @@ class Rubric(BaseModel):
     context: list[dict] = Field(default_factory=list)
     """What of the repository the generator was shown (path, name, lines), read at the base
     commit."""
+    exploration: list[dict] = Field(default_factory=list)
+    """`--context explore`: every tool call (turn, tool, arguments), what it returned and its
+    size."""
 
     def model_post_init(self, _context: object) -> None:
         if not self.rubric_hash:

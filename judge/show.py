@@ -42,6 +42,11 @@ def rubric_provenance(rubric: Rubric | None) -> list[str]:
         f"rubric context: {c['path']}:{c['lines'][0]}-{c['lines'][1]} {c['name']}"
         for c in rubric.context
     ]
+    lines += [
+        f"explored, turn {s['turn']}: {s['tool']}({json.dumps(s['arguments'])}) → "
+        f"{s['chars']} chars"
+        for s in rubric.exploration
+    ]
     return lines
 
 

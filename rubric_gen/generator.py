@@ -95,8 +95,10 @@ def generator_messages(
 
 
 def is_generator_prompt(messages) -> bool:
-    """A rubric-generation request (the leak audit checks these for the merged fix)."""
-    return bool(messages) and messages[-1].content.rstrip().endswith("Write the rubric.")
+    """A rubric-generation request, an exploration's later turns included (the leak audit
+    checks these for the merged fix)."""
+    first_user = next((m for m in messages if m.role == "user"), None)
+    return first_user is not None and first_user.content.rstrip().endswith("Write the rubric.")
 
 
 def numbered(draft: RubricDraft) -> list[NumberedDraft]:

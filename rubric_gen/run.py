@@ -6,6 +6,7 @@ is reported with the reason and the run goes on.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from judge.loaders import load_tasks
 from judge.records import ErrorRecord, Task
 from judge.rubric import Rubric
 from judge.rubric_store import load_rubrics
+from rubric_gen.explore import explore_rubric
 from rubric_gen.generator import generate_rubric
 from rubric_gen.reference import GENERATOR as REFERENCE
 from rubric_gen.reference import reference_rubric
@@ -41,6 +43,8 @@ class RubricJob:
     split: str = "test"
     source: str = "auto"
     """task | reference | auto (task for an LLM generator, reference for `reference`)."""
+    context: str = "retrieve"
+    """retrieve (ranked definitions, one call) | explore (the generator uses read-only tools)."""
 
 
 @dataclass
@@ -66,10 +70,15 @@ def rubric_source(generator: str, source: str) -> str:
     return "task" if source == "auto" else source
 
 
-async def _llm_rubric(model, task: Task, source: str, repos_dir, settings, summary) -> Rubric:
-    """In task mode the generator sees the task, and code retrieved for it at the base commit;
-    nothing of the merged fix."""
+async def _llm_rubric(
+    model, task: Task, source: str, repos_dir, settings, summary, context: str = "retrieve"
+) -> Rubric:
+    """In task mode the generator sees the task, and code retrieved for it (or explored by it)
+    at the base commit; nothing of the merged fix."""
     shown_task = task.model_copy(update={"reference_patch": None}) if source == "task" else task
+    if context == "explore" and repos_dir is not None:
+        rubric = await explore_rubric(model, shown_task, repos_dir, settings.rubrics)
+        return rubric.model_copy(update={"source": source})
     files: list[str] = []
     context: list[dict] = []
     if repos_dir is not None and source == "task":
@@ -105,6 +114,7 @@ async def rubrics_for_tasks(
     progress: Progress | None = None,
     force: bool = False,
     source: str = "auto",
+    context: str = "retrieve",
 ) -> dict[str, Rubric]:
     """Freeze a rubric for each task that has none in `out` yet (every task with `force`: the
     newest rubric wins on reading); returns the rubric of every task that has one."""
@@ -119,7 +129,7 @@ async def rubrics_for_tasks(
         if model is None:
             rubric = _reference(task, repos_dir, settings, summary)
             return rubric.model_copy(update={"source": mode})
-        return await _llm_rubric(model, task, mode, repos_dir, settings, summary)
+        return await _llm_rubric(model, task, mode, repos_dir, settings, summary, context)
 
     with JsonlAppender(out) as sink:
 
@@ -157,6 +167,7 @@ def _deferred(job: RubricJob, tasks: list[Task], settings: AppSettings, scratch:
             None,
             True,
             job.source,
+            job.context,
         )
 
     return stage
@@ -185,6 +196,9 @@ async def generate_rubrics(
         return summary
     ledger = Ledger()
     if batch is not None:
+        if job.context == "explore":  # one batch round per exploration turn
+            rounds = settings.rubrics.explore_max_steps + 3
+            batch = dataclasses.replace(batch, max_rounds=max(batch.max_rounds, rounds))
         await run_batched(_deferred(job, tasks, settings, scratch), settings.llm, batch, ledger)
         scratch.unlink(missing_ok=True)
     async with LLMClient(settings.llm, use_cache=use_cache, ledger=ledger) as client:
@@ -199,5 +213,6 @@ async def generate_rubrics(
             progress,
             job.force,
             job.source,
+            job.context,
         )
     return summary

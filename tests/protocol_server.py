@@ -203,7 +203,31 @@ def _logprobs(text: str, top: int) -> dict:
     return {"content": content, "refusal": None}
 
 
+def tool_calls_of(text: str) -> list[dict] | None:
+    """A responder asks for tools by answering `{"tool_calls": [{"name", "arguments"}, …]}`."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        return None
+    return data["tool_calls"] if isinstance(data, dict) and set(data) == {"tool_calls"} else None
+
+
+def _openai_tool_reply(body: dict, calls: list[dict], cached: int) -> dict:
+    reply = _openai_body(body, "", _tokens(body.get("messages")), 10, cached)
+    choice = reply["choices"][0]
+    choice["finish_reason"] = "tool_calls"
+    choice["message"] = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": f"call_{n}", "type": "function",
+         "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments", {}))}}
+        for n, c in enumerate(calls)
+    ]}  # fmt: skip
+    return reply
+
+
 def _openai_reply(body: dict, text: str, cached: int) -> dict:
+    calls = tool_calls_of(text)
+    if calls is not None:
+        return _openai_tool_reply(body, calls, cached)
     prompt = _tokens(body.get("messages"))
     completion = _tokens(text)
     reply = _openai_body(body, text, prompt, completion, cached)
@@ -236,7 +260,12 @@ def _openai_body(body: dict, text: str, prompt: int, completion: int, cached: in
 
 def _anthropic_reply(body: dict, text: str, cached: int) -> dict:
     forced = body.get("tool_choice", {}).get("name")
-    if forced:
+    calls = tool_calls_of(text)
+    if calls is not None:
+        forced = "tool_use"  # the stop reason below
+        content = [{"type": "tool_use", "id": f"toolu_{n}", "name": c["name"],
+                    "input": c.get("arguments", {})} for n, c in enumerate(calls)]  # fmt: skip
+    elif forced:
         content = [{"type": "tool_use", "id": "toolu_1", "name": forced, "input": json.loads(text)}]
     else:
         content = [{"type": "text", "text": text}]

@@ -78,6 +78,7 @@ class ValidateJob:
     compare_to: Path | None = None
     hostile: bool = False
     rubric_source: str = "auto"
+    context: str = "retrieve"
     """task (what users deploy: no merged fix) | reference (an upper bound) | auto."""
     tiebreak: str | None = None
     """provider:model for blind comparisons of tied candidates (the tie-break stage)."""
@@ -187,6 +188,7 @@ async def run_stage(
         stage.rubrics,
         job.repos_dir,
         source=stage.source,
+        context=job.context,
     )
     stage.rubric_of = rubrics
     if audit is not None:

@@ -20,6 +20,7 @@ from judge.cli.common import (
 from judge.cli.options import (
     CandidatesArg,
     ConfigOption,
+    ContextOption,
     ReposDirOption,
     RubricsOption,
     RubricSourceOption,
@@ -48,6 +49,7 @@ def export_rubrics(
     file: FileOption,
     repos_dir: ReposDirOption = None,
     rubric_source: RubricSourceOption = "auto",
+    context: ContextOption = "retrieve",
     split: SplitOption = "test",
     config: ConfigOption = None,
     sets: SetOption = None,
@@ -57,7 +59,7 @@ def export_rubrics(
 
     settings = _settings(config, None, sets)
     job = RubricJob(tasks=tasks, generator=generator, out=out, split=split,
-                    repos_dir=repos_dir, source=rubric_source)  # fmt: skip
+                    repos_dir=repos_dir, source=rubric_source, context=context)  # fmt: skip
     summary = run_job(None, lambda _: generate_rubrics(job, settings, export=file))
     console.print(f"{summary.exported} requests → {file}", highlight=False)
 

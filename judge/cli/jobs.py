@@ -27,6 +27,7 @@ from judge.cli.options import (
     CompareToOption,
     ConcurrencyOption,
     ConfigOption,
+    ContextOption,
     DataOption,
     FailOnRegressionOption,
     GeneratorOption,
@@ -73,6 +74,7 @@ def validate_command(
     fail_on_regression: FailOnRegressionOption = False,
     no_baseline: NoBaselineOption = False,
     rubric_source: RubricSourceOption = "auto",
+    context: ContextOption = "retrieve",
     browse: BrowseOption = False,
     tiebreak: TieBreakOption = None,
     tiebreak_budget: TieBreakBudgetOption = 100,
@@ -106,6 +108,7 @@ def validate_command(
         compare_to=compare_to,
         hostile=hostile,
         rubric_source=rubric_source,
+        context=context,
         tiebreak=tiebreak,
         tiebreak_budget=tiebreak_budget,
     )

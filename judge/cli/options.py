@@ -89,6 +89,13 @@ RubricSourceOption = Annotated[
          "from it (an upper bound); auto: task for an LLM generator.", "Model"),
 ]  # fmt: skip
 
+ContextOption = Annotated[
+    str,
+    _opt("--context",
+         "With --repos-dir: retrieve (ranked code, one call) or explore (the generator reads "
+         "the repository with tools, several calls).", "Model"),
+]  # fmt: skip
+
 # Output
 RunOutOption = Annotated[Path, _opt("--out", "Run folder (resumed if it exists).", "Output")]
 CompareToOption = Annotated[

@@ -23,6 +23,7 @@ from judge.cli.options import (
     CandidatesArg,
     ConcurrencyOption,
     ConfigOption,
+    ContextOption,
     NoCacheOption,
     ReposDirOption,
     RubricsOption,
@@ -50,6 +51,7 @@ def rubrics_command(
     ],
     repos_dir: ReposDirOption = None,
     rubric_source: RubricSourceOption = "auto",
+    context: ContextOption = "retrieve",
     force: Annotated[
         bool,
         typer.Option(
@@ -75,6 +77,7 @@ def rubrics_command(
         force=force,
         split=split,
         source=rubric_source,
+        context=context,
     )
     options = _batch_options(settings, out.with_name(out.name + ".batches.json"), batch)
     summary = run_job(

@@ -177,6 +177,7 @@ class ScriptedBatches:
                     list(pending.request.messages),
                     pending.request.response_model,
                     pending.request.options,
+                    tools=pending.request.tools,
                 )
                 results.append((pending.custom_id, completion, None))
             except Exception as exc:  # a scripted failure becomes a failed line, as in a batch
