@@ -192,3 +192,26 @@ def calc_repo(tmp_path) -> tuple[Path, str, str]:
     base = commit_files(repo, CALC_BASE, "base")
     fix = commit_files(repo, CALC_FIX, "the fix")
     return repos_dir, base, fix
+
+
+CALC_FIX_PATCH = (  # the merged fix of the calc task: it calls a function only the fix commit has
+    "diff --git a/calc/ops.py b/calc/ops.py\n--- a/calc/ops.py\n+++ b/calc/ops.py\n"
+    "@@ -3,7 +3,7 @@\n \n \n def add(a, b):\n"
+    '     """Add two numbers."""\n-    total = a - b\n+    total = secret_fixed_sum(a, b)\n'
+    "     return total\n"
+)
+
+
+@pytest.fixture
+def calc_tasks_file(calc_repo, tmp_path) -> Path:
+    """One task of `calc_repo`, at its base commit, with the merged fix as reference patch."""
+    import json
+
+    _, base, _ = calc_repo
+    path = tmp_path / "tasks.jsonl"
+    path.write_text(json.dumps({
+        "instance_id": "calc-1", "repo": "calc/calc", "base_commit": base,
+        "patch": CALC_FIX_PATCH,
+        "problem_statement": "`add()` in calc/ops.py subtracts: `summary([1, 2])` gives -3.",
+    }) + "\n")  # fmt: skip
+    return path

@@ -34,12 +34,25 @@ def _from_import(node: ast.ImportFrom) -> set[str]:
     return found if len(found) == len(submodules) else found | {node.module}
 
 
+def _type_checking_only(tree: ast.Module) -> set[int]:
+    """Nodes under `if TYPE_CHECKING:`: imports for annotations, never made at run time."""
+    guarded = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING"
+    ]
+    return {id(inner) for node in guarded for inner in ast.walk(node)}
+
+
 def _imported_modules(path: Path, module_level_only: bool = False) -> set[str]:
-    """Full dotted names of the modules a file imports."""
+    """Full dotted names of the modules a file imports at run time."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = _type_checking_only(tree)
     nodes = tree.body if module_level_only else ast.walk(tree)
     names: set[str] = set()
     for node in nodes:
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:

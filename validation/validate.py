@@ -19,18 +19,14 @@ from judge.judgement import Judgement
 from judge.judges import REFERENCE, make_judge
 from judge.llm.batch_runner import BatchOptions, run_batched
 from judge.llm.client import LLMClient
-from judge.llm.files import write_json_atomic
 from judge.llm.pricing import Ledger
 from judge.llm.types import ConfigError
 from judge.loaders import load_tasks
-from judge.manifest import build_manifest
 from judge.prompts import load_prompt
-from judge.records import Candidate, ErrorRecord, NothingProducedError, Task, explain_failures
+from judge.records import Candidate, ErrorRecord, NothingProducedError, Task
 from judge.repo.git import find_clone, git, is_safe_commit
 from judge.score_run import (
-    ERRORS,
     JUDGEMENTS,
-    MANIFEST,
     Progress,
     ScoreSummary,
     judge_all,
@@ -46,14 +42,19 @@ from validation.frame import judgements_frame
 from validation.hostile import hostile_candidates, hostile_effects
 from validation.leak_audit import LeakAudit
 from validation.metrics import all_checks
-from validation.report import write_reports
+from validation.outcome import (
+    RUBRICS,
+    baseline_skipped,
+    main_errors,
+    nothing_judged,
+    write_failure,
+    write_outputs,
+)
 from validation.sample import SAMPLE_CANDIDATES, SAMPLE_TASKS
 from validation.selection import selection_metrics
 from validation.systems import SystemRules, load_system_rules, parse_group_option
 from validation.tiebreak_eval import evaluate, plan
 
-RUBRICS = "rubrics.jsonl"
-METRICS = "metrics.json"
 BASELINE = "baseline"
 
 
@@ -353,85 +354,25 @@ async def validate(
     )
     errors = inputs.errors + [e for s in stages for e in s.rubrics.errors + s.scoring.errors]
     if not stages[0].judgements:
-        _write_failure(job, settings, inputs, errors, ledger)
-        raise NothingProducedError(_nothing_judged(stages[0], inputs, job))
+        write_failure(job, settings, inputs, errors, ledger)
+        raise NothingProducedError(nothing_judged(stages[0], inputs, job))
     baseline = stages[1] if len(stages) > 1 and stages[1].judgements else None
     metrics = {
         "format_version": 1,
         "data": _data(job, inputs),
         "main": stage_metrics(stages[0], inputs, job),
         "baseline": stage_metrics(baseline, inputs, job) if baseline else None,
-        "baseline_skipped": _baseline_skipped(stages, inputs),
+        "baseline_skipped": baseline_skipped(stages, inputs),
         "leak_audit": audit.summary(),
         "faults": faults,
         "usage": ledger.as_dict(),
         "bill": ledger.bill(),
-        "counts": {"judgements": len(stages[0].judgements), "errors": _main_errors(stages, inputs)},
+        "counts": {"judgements": len(stages[0].judgements), "errors": main_errors(stages, inputs)},
     }
     if earlier is not None:
         metrics["comparison"] = compare(earlier, metrics, str(job.compare_to))
-    _write(job, settings, metrics, errors, ledger)
+    write_outputs(job, settings, metrics, errors, ledger)
     return metrics
-
-
-def _main_errors(stages: list[Stage], inputs: Inputs) -> int:
-    """Failures that count for the exit code: inputs and the main stage (a skipped baseline
-    is reported, not failed)."""
-    main = stages[0]
-    return len(inputs.errors) + len(main.rubrics.errors) + len(main.scoring.errors)
-
-
-def _nothing_judged(stage: Stage, inputs: Inputs, job: ValidateJob) -> str:
-    """Why the main stage judged nothing: no rubric at all, or every judgement failed."""
-    where = f"{job.out / ERRORS} (settings and counts: {job.out / MANIFEST})"
-    if stage.rubrics.errors and not stage.rubrics.generated + stage.rubrics.skipped_existing:
-        return explain_failures(
-            f"validate produced no judgement because no task got a rubric from {stage.generator}",
-            stage.rubrics.errors,
-            len(inputs.tasks),
-            where,
-        )
-    failures = stage.scoring.errors or inputs.errors
-    if not failures:
-        return f"validate found nothing to judge (no task has labelled candidates); see {where}."
-    return explain_failures(
-        f"validate produced no judgement with {stage.judge}",
-        failures,
-        len(inputs.candidates),
-        where,
-    )
-
-
-def _baseline_skipped(stages: list[Stage], inputs: Inputs) -> str | None:
-    """The baseline needs reference patches; without them the report goes on without it."""
-    if len(stages) < 2 or stages[1].judgements:
-        return None
-    errors = stages[1].rubrics.errors or stages[1].scoring.errors
-    reason = errors[0].reason if errors else "no judgement"
-    return (
-        f"reference baseline skipped: none of {len(inputs.tasks)} tasks could be judged by it "
-        f"(first reason: {reason})"
-    )
-
-
-def _write_failure(job, settings, inputs: Inputs, errors, ledger) -> None:
-    """Keep the evidence of a run that produced nothing: errors and manifest, no report."""
-    job.out.mkdir(parents=True, exist_ok=True)
-    _write_errors(job.out, errors)
-    counts = {"tasks": len(inputs.tasks), "candidates": len(inputs.candidates), "judged": 0}
-    counts["errors"] = len(errors)
-    write_json_atomic(
-        job.out / MANIFEST, build_manifest("validate", settings, _job_inputs(job), counts, ledger)
-    )
-
-
-def _write_errors(out: Path, errors) -> None:
-    with (out / ERRORS).open("w", encoding="utf-8") as handle:
-        handle.writelines(e.model_dump_json() + "\n" for e in errors)
-
-
-def _job_inputs(job: ValidateJob) -> dict:
-    return {k: str(v) if isinstance(v, Path) else v for k, v in job.__dict__.items()}
 
 
 def read_metrics(path: Path) -> dict:
@@ -439,23 +380,3 @@ def read_metrics(path: Path) -> dict:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise ConfigError(f"--compare-to {path}: cannot read earlier metrics ({exc})") from exc
-
-
-def _write(job: ValidateJob, settings: AppSettings, metrics: dict, errors, ledger) -> None:
-    job.out.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(job.out / METRICS, metrics)
-    _write_errors(job.out, errors)
-    inputs = _job_inputs(job) | {
-        "data": metrics["data"]["tasks"],
-        "candidates": metrics["data"]["candidates"],
-        "rubrics": str(job.out / RUBRICS),
-    }
-    counts = {
-        "tasks": metrics["data"]["n_tasks"],
-        "candidates": metrics["data"]["n_candidates"],
-        "errors": len(errors),
-    }
-    write_json_atomic(
-        job.out / MANIFEST, build_manifest("validate", settings, inputs, counts, ledger)
-    )
-    write_reports(job.out, metrics)

@@ -44,16 +44,8 @@ def _rubrics(tasks_file, repos_dir, out, config, generator, *extra):
 
 
 @pytest.fixture
-def tasks_file(calc_repo, tmp_path):
-    from tests.integration.test_task_mode import FIX
-
-    _, base, _ = calc_repo
-    path = tmp_path / "tasks.jsonl"
-    path.write_text(json.dumps({
-        "instance_id": "calc-1", "repo": "calc/calc", "base_commit": base, "patch": FIX,
-        "problem_statement": "`add()` in calc/ops.py subtracts: `summary([1, 2])` gives -3.",
-    }) + "\n")  # fmt: skip
-    return path
+def tasks_file(calc_tasks_file):
+    return calc_tasks_file
 
 
 def test_a_scripted_exploration_reads_the_base_commit_and_writes_a_linted_rubric(

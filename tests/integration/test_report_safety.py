@@ -12,6 +12,7 @@ import subprocess
 import pytest
 
 from judge.config import load_app_settings
+from validation.browse.screenshots import FLAGS
 from validation.sample import SAMPLE_CANDIDATES, SAMPLE_TASKS
 from validation.validate import ValidateJob, validate
 
@@ -73,20 +74,7 @@ def test_no_script_from_the_data_runs_in_a_browser(hostile_report, tmp_path):
         if os.environ.get("CI"):
             pytest.fail("chromium is missing on CI: `make test` should have installed it")
         pytest.skip("chromium is not installed (make test installs it when run as root)")
-    command = [
-        browser,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        "--dump-dom",
-        hostile_report.as_uri(),
-    ]
-    dom = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True).stdout
+    dom = _dump(browser, hostile_report, tmp_path / "profile")
     assert "<h1>Validation report</h1>" in dom  # the page really loaded
     assert "data-pwned" not in dom.split("<body", 1)[1].split(">", 1)[0]
     assert "<title>PWNED</title>" not in dom
@@ -101,11 +89,7 @@ def hostile_site(hostile_report):
 
 
 def _dump(browser: str, page, profile) -> str:
-    command = [
-        browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        f"--user-data-dir={profile}", "--dump-dom", page.as_uri(),
-    ]  # fmt: skip
+    command = [browser, *FLAGS, f"--user-data-dir={profile}", "--dump-dom", page.as_uri()]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, check=True).stdout
 
 

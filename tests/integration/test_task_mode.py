@@ -13,16 +13,12 @@ from typer.testing import CliRunner
 from judge.cli import app
 from judge.llm.providers.scripted import install_script
 from judge.rubric_store import load_rubrics
+from tests.conftest import CALC_FIX_PATCH
 
 pytestmark = pytest.mark.integration
 runner = CliRunner(env={"COLUMNS": "250"})
 
-FIX = (  # the merged fix: a new function only the later commit has
-    "diff --git a/calc/ops.py b/calc/ops.py\n--- a/calc/ops.py\n+++ b/calc/ops.py\n"
-    "@@ -3,7 +3,7 @@\n \n \n def add(a, b):\n"
-    '     """Add two numbers."""\n-    total = a - b\n+    total = secret_fixed_sum(a, b)\n'
-    "     return total\n"
-)
+FIX = CALC_FIX_PATCH
 
 
 def _writer(call) -> dict:
@@ -39,14 +35,8 @@ def _writer(call) -> dict:
 
 
 @pytest.fixture
-def tasks_file(calc_repo, tmp_path):
-    _, base, _ = calc_repo
-    path = tmp_path / "tasks.jsonl"
-    path.write_text(json.dumps({
-        "instance_id": "calc-1", "repo": "calc/calc", "base_commit": base, "patch": FIX,
-        "problem_statement": "`add()` in calc/ops.py subtracts: `summary([1, 2])` gives -3.",
-    }) + "\n")  # fmt: skip
-    return path
+def tasks_file(calc_tasks_file):
+    return calc_tasks_file
 
 
 def test_task_mode_never_shows_the_fix_and_records_what_it_read(
