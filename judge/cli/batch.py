@@ -61,7 +61,9 @@ def export_rubrics(
     job = RubricJob(tasks=tasks, generator=generator, out=out, split=split,
                     repos_dir=repos_dir, source=rubric_source, context=context)  # fmt: skip
     summary = run_job(None, lambda _: generate_rubrics(job, settings, export=file))
-    console.print(f"{summary.exported} requests → {file}", highlight=False)
+    console.print(
+        f"{summary.exported} requests → {_parts(file, summary.exported)}", highlight=False
+    )
 
 
 @export_app.command("score")
@@ -92,9 +94,20 @@ def export_score(
     )
     summary = run_job(None, lambda _: score(job, settings, export=file))
     console.print(
-        f"{summary.exported} requests → {file} ({summary.judged} judged from the cache)",
+        f"{summary.exported} requests → {_parts(file, summary.exported)} "
+        f"({summary.judged} judged from the cache)",
         highlight=False,
     )
+
+
+def _parts(file: Path, count: int) -> str:
+    """The exported file, and its further parts when the provider limits split it."""
+    from judge.llm.batch_files import part_path
+
+    parts = [file]
+    while part_path(file, len(parts) + 1).exists():
+        parts.append(part_path(file, len(parts) + 1))
+    return ", ".join(str(p) for p in parts) if count else str(file)
 
 
 @batch_app.command("import")

@@ -34,37 +34,74 @@ def specs_path(requests: Path) -> Path:
     return requests.with_name(requests.name + ".specs.json")
 
 
+MAX_FILE_REQUESTS = 50_000  # the OpenAI Batch API's limits per input file
+MAX_FILE_BYTES = 190 * 1024 * 1024  # (200 MB), with room to spare
+
+
+def part_path(path: Path, part: int) -> Path:
+    """`requests.jsonl`, then `requests.part2.jsonl`, `requests.part3.jsonl`, …"""
+    if part == 1:
+        return path
+    return path.with_name(f"{path.stem}.part{part}{path.suffix}")
+
+
 async def export_requests(
     stage: Callable[[LLMClient], Awaitable[object]], settings: LLMSettings, path: Path
 ) -> int:
-    """Run a stage in defer mode and write what it asked for; returns the number written.
-    A sidecar `<file>.specs.json` keeps each request's provider:model for the import."""
+    """Run a stage in defer mode and write what it asked for, in files the provider accepts
+    (`part_path`: a new file every 50,000 requests or 190 MB); returns the number written.
+    Each file has a sidecar `<file>.specs.json` with its requests' provider:model."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as handle:
-        collector = StreamingCollector(handle)
+    collector = StreamingCollector(path)
+    try:
         async with LLMClient(settings, use_cache=True, defer=collector) as client:
             await stage(client)
-    specs_path(path).write_text(json.dumps(collector.specs, indent=1), encoding="utf-8")
-    return len(collector.specs)
+    finally:
+        collector.close()
+    return collector.count
 
 
 class StreamingCollector(BatchCollector):
-    """Writes each new request's line the moment it is deferred and keeps only its id and
-    provider:model, so exporting a run of any size holds no request in memory."""
+    """Writes each new request's line the moment it is deferred, opening the next file at the
+    provider's limits; keeps only ids and provider:model, so exporting a run of any size holds
+    no request in memory."""
 
-    def __init__(self, handle) -> None:
+    def __init__(self, path: Path) -> None:
         super().__init__()
-        self.handle = handle
+        self.path, self.part, self.count = path, 0, 0
+        self.seen: set[str] = set()
+        self.handle = None
         self.specs: dict[str, str] = {}
+        self.size = 0
+        self._open_next()
+
+    def _open_next(self) -> None:
+        self.close()
+        self.part += 1
+        self.handle = part_path(self.path, self.part).open("w", encoding="utf-8")
+        self.specs, self.size = {}, 0
+
+    def close(self) -> None:
+        if self.handle is not None and not self.handle.closed:
+            self.handle.close()
+            sidecar = specs_path(part_path(self.path, self.part))
+            sidecar.write_text(json.dumps(self.specs, indent=1), encoding="utf-8")
 
     def add(self, pending: PendingRequest) -> None:
-        if pending.custom_id in self.specs:
+        if pending.custom_id in self.seen:
             return
+        line = json.dumps(pending.openai_line(), ensure_ascii=False) + "\n"
+        full = len(self.specs) >= MAX_FILE_REQUESTS or self.size + len(line) > MAX_FILE_BYTES
+        if full and self.specs:
+            self._open_next()
+        self.seen.add(pending.custom_id)
         self.specs[pending.custom_id] = pending.spec
-        self.handle.write(json.dumps(pending.openai_line(), ensure_ascii=False) + "\n")
+        self.handle.write(line)
+        self.size += len(line.encode("utf-8"))
+        self.count += 1
 
     def __len__(self) -> int:
-        return len(self.specs)
+        return self.count
 
 
 def read_specs(requests: Path) -> dict[str, str]:

@@ -86,3 +86,26 @@ async def test_the_table_read_from_the_file_equals_the_one_from_objects(mini, tm
     objects = judgements_frame(read_jsonl(path, Judgement))
     assert len(streamed) == 14
     pd.testing.assert_frame_equal(streamed, objects, check_dtype=False)
+
+
+async def test_export_opens_a_new_file_at_the_provider_limits(mini, tmp_path, mini_rubrics,
+                                                              monkeypatch):  # fmt: skip
+    import json
+
+    from judge.llm import batch_files
+
+    monkeypatch.setattr(batch_files, "MAX_FILE_REQUESTS", 5)
+    settings, rubrics = mini_rubrics
+    job = ScoreJob(str(mini / "tasks.jsonl"), str(mini / "candidates.jsonl"), rubrics,
+                   "openai:gpt-4.1-mini", tmp_path / "run", runs=2)  # fmt: skip
+    summary = await score(job, settings, export=tmp_path / "req.jsonl")
+    parts = [tmp_path / "req.jsonl", tmp_path / "req.part2.jsonl", tmp_path / "req.part3.jsonl"]
+    assert summary.exported == 12 and not (tmp_path / "req.part4.jsonl").exists()
+    sizes = [len(p.read_text().splitlines()) for p in parts]
+    assert sizes == [5, 5, 2]
+    joined = b"".join(p.read_bytes() for p in parts)
+    assert joined == (GOLDEN / "export_mini.jsonl").read_bytes()  # the same lines, split
+    for part in parts:
+        specs = json.loads(part.with_name(part.name + ".specs.json").read_text())
+        ids = {json.loads(line)["custom_id"] for line in part.read_text().splitlines()}
+        assert set(specs) == ids
