@@ -19,6 +19,7 @@ from judge.llm.client import ModelClient
 from judge.llm.types import Message
 from judge.prompts import load_prompt
 from judge.records import Candidate, Task
+from judge.repo.view import JudgeView
 from judge.rubric import Rubric
 
 PROMPT_NAME = "pairwise"
@@ -31,10 +32,24 @@ class PairwiseReply(BaseModel):
     better: Literal["A", "B"]
 
 
+def _facts(view: JudgeView | None, secrets: list[str]) -> str | None:
+    if view is None or not view.available:
+        return None
+    return fence(redact(view.facts_text(), secrets), "static_facts")
+
+
 def pairwise_messages(
-    task: Task, rubric: Rubric, first: Candidate, second: Candidate, settings: JudgeSettings
+    task: Task,
+    rubric: Rubric,
+    first: Candidate,
+    second: Candidate,
+    settings: JudgeSettings,
+    views: tuple[JudgeView | None, JudgeView | None] = (None, None),
 ) -> list[Message]:
+    """Both diffs as the judge would see them; with views, the code around both changes (the
+    first's context, the base code being shared) and each patch's static facts."""
     secrets = label_strings(first.labels) + label_strings(second.labels)
+    context = views[0].context_text if views[0] is not None and views[0].available else ""
 
     def shown(candidate: Candidate) -> str:
         text, _ = budget_diff(
@@ -48,6 +63,9 @@ def pairwise_messages(
         criteria=[c.question for c in rubric.criteria],
         patch_a=shown(first),
         patch_b=shown(second),
+        code_context=fence(redact(context, secrets), "repository_context") if context else None,
+        facts_a=_facts(views[0], secrets),
+        facts_b=_facts(views[1], secrets),
     )
 
 
@@ -58,9 +76,10 @@ async def ask(
     first: Candidate,
     second: Candidate,
     settings: JudgeSettings,
+    views: tuple[JudgeView | None, JudgeView | None] = (None, None),
 ) -> str | None:
     """The id of the candidate the model prefers, or None for an unparsed reply."""
-    messages = pairwise_messages(task, rubric, first, second, settings)
+    messages = pairwise_messages(task, rubric, first, second, settings, views)
     result = await model.complete(messages, PairwiseReply)
     if result.status != "ok":
         return None

@@ -224,6 +224,7 @@ def _write_outputs(job: ScoreJob, settings: AppSettings, summary: ScoreSummary) 
         "judge": job.judge,
         "runs": job.runs,
         "hybrid": job.hybrid,
+        "repos_dir": str(job.repos_dir) if job.repos_dir else None,
     }
     total = sum(1 for _ in iter_json_rows(job.out_dir / JUDGEMENTS))
     faults = {k: dict(v) for k, v in summary.faults.items()}

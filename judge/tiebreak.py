@@ -10,6 +10,7 @@ cache, retries, ledger and batch deferral.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections import Counter
 from collections.abc import Iterable
@@ -20,6 +21,7 @@ from judge.llm.client import LLMClient
 from judge.llm.runner import Outcome
 from judge.pairwise import ask
 from judge.records import Candidate, Task
+from judge.repo.view import CodeViewer, JudgeView
 from judge.rubric import Rubric
 
 
@@ -39,6 +41,15 @@ class TieBreakInputs:
     candidates: dict[str, Candidate]
     rubrics: dict[str, Rubric]
     top_k: int = 3
+    viewer: CodeViewer | None = None
+    """With clones: each comparison also shows the code around the changes and the facts,
+    the same view the judge gets."""
+
+    def view(self, candidate_id: str) -> JudgeView | None:
+        if self.viewer is None:
+            return None
+        candidate = self.candidates[candidate_id]
+        return self.viewer.view(self.tasks[candidate.task_id], candidate.patch)
 
 
 def leader_pairs(task_id: str, leaders: list[str], top_k: int) -> list[Pair]:
@@ -58,6 +69,7 @@ async def compare(
     async def one(item: tuple[Pair, str]) -> str | None:
         pair, order = item
         first, second = (pair.a, pair.b) if order == "forward" else (pair.b, pair.a)
+        views = await asyncio.to_thread(lambda: (inputs.view(first), inputs.view(second)))
         return await ask(
             model,
             inputs.tasks[pair.task_id],
@@ -65,6 +77,7 @@ async def compare(
             inputs.candidates[first],
             inputs.candidates[second],
             settings,
+            views,
         )
 
     outcomes = await client.map(asks, one)

@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from judge.config import load_app_settings
 from judge.jsonl import read_jsonl
 from judge.judgement import Judgement
 from judge.llm.types import ConfigError
 from judge.loaders import load_candidates, load_tasks
+from judge.repo.view import CodeViewer
 from judge.rubric_store import load_rubrics
 from judge.tiebreak import TieBreakInputs
 from validation.validate import ValidateJob, load_inputs
@@ -32,7 +34,14 @@ def pairwise_inputs(run_dir: Path, model: str, top_k: int) -> TieBreakInputs:
     else:
         tasks = load_tasks(inputs["tasks"]).tasks
         candidates = load_candidates(inputs["candidates"]).candidates
-    return TieBreakInputs(model, tasks, {c.candidate_id: c for c in candidates}, rubrics, top_k)
+    repos_dir = inputs.get("repos_dir")
+    viewer = None
+    if repos_dir:
+        judge = load_app_settings().judge
+        cache = Path(judge.view_cache_dir) if judge.view_cache_dir else None
+        viewer = CodeViewer(Path(repos_dir), judge.max_context_tokens, cache)
+    by_id = {c.candidate_id: c for c in candidates}
+    return TieBreakInputs(model, tasks, by_id, rubrics, top_k, viewer)
 
 
 def _validate_job(run_dir: Path, inputs: dict) -> ValidateJob:

@@ -25,6 +25,7 @@ from judge.loaders import load_tasks
 from judge.prompts import load_prompt
 from judge.records import Candidate, ErrorRecord, NothingProducedError, Task
 from judge.repo.git import find_clone, git, is_safe_commit
+from judge.repo.view import CodeViewer
 from judge.score_run import (
     JUDGEMENTS,
     Progress,
@@ -298,6 +299,13 @@ async def _run_stages(
     return stages, {k: dict(v) for k, v in client.faults.items()}
 
 
+def _viewer(job: ValidateJob, settings: AppSettings) -> CodeViewer | None:
+    if job.repos_dir is None:
+        return None
+    cache = Path(settings.judge.view_cache_dir) if settings.judge.view_cache_dir else None
+    return CodeViewer(job.repos_dir, settings.judge.max_context_tokens, cache)
+
+
 async def run_tiebreak(
     client: LLMClient, stage: Stage, inputs: Inputs, job: ValidateJob, settings: AppSettings
 ) -> dict | None:
@@ -311,6 +319,7 @@ async def run_tiebreak(
         {c.candidate_id: c for c in inputs.candidates},
         stage.rubric_of,
         job.tiebreak_top_k,
+        _viewer(job, settings),
     )
     before = client.ledger.total()
     verdicts = await compare_pairs(client, tie_inputs, found.pairs, settings.judge)

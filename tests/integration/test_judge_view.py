@@ -108,3 +108,27 @@ def test_score_with_repos_dir_records_facts_and_show_prints_them(calc_repo, tmp_
     assert "fact: calc/ops.py:6: Undefined name `fsum_exact`" in shown.output
     assert "context: changed_body calc/ops.py:4-7 add" in shown.output
     assert "[preservation: only subtracts]" in shown.output
+
+
+async def test_the_tie_break_sees_the_same_view_as_the_judge(calc_repo, make_client, tmp_path):
+    from judge.repo.view import CodeViewer
+    from judge.tiebreak import Pair, TieBreakInputs, compare
+
+    repos_dir, base, _ = calc_repo
+    clean = UNDEFINED.replace("fsum_exact(a, b)", "a + b")
+    candidates = {
+        "broken": Candidate(task_id="calc-1", candidate_id="broken", patch=UNDEFINED),
+        "clean": Candidate(task_id="calc-1", candidate_id="clean", patch=clean),
+    }
+    script = install_script("view-compare", lambda call: {
+        "reason": "r", "better": "B" if "Patch A: <static_facts" in call.prompt
+        and "Undefined name" in call.prompt.split("Patch B:")[0].split("Patch A: ")[-1]
+        else "A"})  # fmt: skip
+    inputs = TieBreakInputs("scripted:view-compare", {"calc-1": _task(base)}, candidates,
+                            {"calc-1": RUBRIC}, viewer=CodeViewer(repos_dir, 2000))  # fmt: skip
+    verdicts = await compare(make_client(), inputs, [Pair("calc-1", "broken", "clean")],
+                             JudgeSettings())  # fmt: skip
+    prompt = script.calls[0].prompt
+    assert "<repository_context" in prompt and "total = a - b" in prompt
+    assert "Undefined name `fsum_exact`" in prompt and "- none found" in prompt
+    assert verdicts == {Pair("calc-1", "broken", "clean"): "clean"}
