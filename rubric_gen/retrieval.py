@@ -26,7 +26,6 @@ from judge.repo.syntax import GRAMMARS, suffix
 SOURCE_SUFFIXES = frozenset({".py", *GRAMMARS})
 WINDOW = 60  # lines per chunk of a file that is not Python
 MAX_CLASS_LINES = 150
-PER_FILE = 3  # chunks of one file before the next files get their turn
 MAX_FILE_BYTES = 400_000
 NAMED_BOOST = 10.0  # a definition the task names outranks any lexical match
 PATH_BOOST = 5.0
@@ -146,17 +145,6 @@ def rank(chunks: list[Chunk], task_text: str) -> list[Chunk]:
     return [chunks[i] for i in order]
 
 
-def _spread(ranked: list[Chunk], per_file: int) -> list[Chunk]:
-    """The ranking with each file's chunks beyond its first `per_file` moved behind every
-    other file's first ones: the files the task is about matter before depth in one file."""
-    seen: dict[str, int] = {}
-    first, later = [], []
-    for chunk in ranked:
-        seen[chunk.path] = seen.get(chunk.path, 0) + 1
-        (first if seen[chunk.path] <= per_file else later).append(chunk)
-    return first + later
-
-
 def fit(ranked: list[Chunk], max_tokens: int) -> list[Chunk]:
     shown, budget = [], max_tokens
     for chunk in ranked:
@@ -183,4 +171,4 @@ def retrieve(task: Task, repos_dir: Path, max_tokens: int) -> Retrieved:
     chunks = [c for path, text in files.items() if len(text) < MAX_FILE_BYTES
               for c in chunks_of(path, text)]  # fmt: skip
     text = f"{task.description}\n{task.hints or ''}"
-    return Retrieved(shown=fit(_spread(rank(chunks, text), PER_FILE), max_tokens))
+    return Retrieved(shown=fit(rank(chunks, text), max_tokens))
