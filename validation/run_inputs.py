@@ -24,7 +24,11 @@ def manifest(run_dir: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def pairwise_inputs(run_dir: Path, model: str, top_k: int) -> TieBreakInputs:
+def pairwise_inputs(
+    run_dir: Path, model: str, top_k: int, with_candidates: bool = True
+) -> TieBreakInputs:
+    """Tasks, rubrics and (unless `with_candidates` is off: a caller that streams them) the
+    candidates behind a run's judgements."""
     found = manifest(run_dir)
     inputs = found["inputs"]
     rubrics = load_rubrics(Path(inputs.get("rubrics") or run_dir / "rubrics.jsonl"))
@@ -33,7 +37,7 @@ def pairwise_inputs(run_dir: Path, model: str, top_k: int) -> TieBreakInputs:
         tasks, candidates = loaded.tasks, loaded.candidates
     else:
         tasks = load_tasks(inputs["tasks"]).tasks
-        candidates = load_candidates(inputs["candidates"]).candidates
+        candidates = load_candidates(inputs["candidates"]).candidates if with_candidates else []
     repos_dir = inputs.get("repos_dir")
     viewer = None
     if repos_dir:

@@ -108,6 +108,12 @@ def test_score_with_repos_dir_records_facts_and_show_prints_them(calc_repo, tmp_
     assert "fact: calc/ops.py:6: Undefined name `fsum_exact`" in shown.output
     assert "context: changed_body calc/ops.py:4-7 add" in shown.output
     assert "[preservation: only subtracts]" in shown.output
+    site = runner.invoke(app, ["browse", str(out), "--out", str(tmp_path / "site")])
+    assert site.exit_code == 0, site.output
+    (page,) = (tmp_path / "site" / "tasks").glob("*.html")
+    html = page.read_text()  # the patch came from the run's candidates file, via the store
+    assert "fsum_exact(a, b)" in html and "Undefined name `fsum_exact`" in html
+    assert '<span class="tag">pick</span>' in html
 
 
 async def test_the_tie_break_sees_the_same_view_as_the_judge(calc_repo, make_client, tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import tempfile
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,8 +16,9 @@ from judge.config import load_app_settings
 from judge.judgement import Judgement
 from judge.select import pick_all
 from validation.browse.pages import CandidateView, candidate_view, rubric_rows, task_auc
+from validation.browse.store import CandidateStore
 from validation.report import _environment
-from validation.run_inputs import pairwise_inputs, selectable
+from validation.run_inputs import manifest, pairwise_inputs, selectable
 
 ORDERS = {
     "index.html": ("every task", lambda r: r.task_id),
@@ -84,10 +86,26 @@ def _row(task_id, repo, views: list[CandidateView], pick, page) -> TaskRow:
 class SiteWriter:
     def __init__(self, run_dir: Path, out: Path) -> None:
         self.run_dir, self.out = run_dir, out
-        self.inputs = pairwise_inputs(run_dir, "none:browse", 3)
+        command = manifest(run_dir)["command"]
+        self.inputs = pairwise_inputs(run_dir, "none:browse", 3, command == "validate")
+        self.scratch = tempfile.TemporaryDirectory(prefix="rubric-judge-browse-")
+        self.store = None
+        if command != "validate":  # a score run may be huge: its patches wait on disk
+            location = manifest(run_dir)["inputs"]["candidates"]
+            self.store = CandidateStore.from_file(location, Path(self.scratch.name))
         self.keep = selectable(run_dir)
         self.max_diff_tokens = load_app_settings().judge.max_diff_tokens
         self.env = _environment()
+
+    def candidate(self, candidate_id: str):
+        if self.store is not None:
+            return self.store.get(candidate_id)
+        return self.inputs.candidates.get(candidate_id)
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+        self.scratch.cleanup()
 
     def task_page(self, task_id: str, judgements: list[Judgement]) -> TaskRow:
         pool = [j for j in judgements if self.keep is None or j.candidate_id in self.keep]
@@ -97,7 +115,7 @@ class SiteWriter:
         for judgement in sorted(judgements, key=lambda j: (j.candidate_id, j.run_index)):
             runs[judgement.candidate_id].append(judgement)
         views = [
-            candidate_view(self.inputs.candidates.get(cid), group, self.max_diff_tokens, pick)
+            candidate_view(self.candidate(cid), group, self.max_diff_tokens, pick)
             for cid, group in runs.items()
         ]
         views.sort(key=lambda v: (-(v.graded or 0.0), v.candidate_id))
@@ -136,9 +154,12 @@ def write_site(run_dir: Path, out: Path) -> Path:
     """The site of `run_dir` in `out`; returns the index page."""
     writer = SiteWriter(run_dir, out)
     path = run_dir / "judgements.jsonl"
-    rows = [
-        writer.task_page(task_id, read_at(path, offsets))
-        for task_id, offsets in sorted(offsets_by_task(path).items())
-    ]
-    writer.indexes(rows)
+    try:
+        rows = [
+            writer.task_page(task_id, read_at(path, offsets))
+            for task_id, offsets in sorted(offsets_by_task(path).items())
+        ]
+        writer.indexes(rows)
+    finally:
+        writer.close()
     return out / "index.html"
