@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from typing import Protocol
 
@@ -27,6 +28,9 @@ from judge.static_answerer import STATIC_VERSION, static_result
 
 REFERENCE = "reference"
 
+
+# OpenAI models that reject `logprobs` (reasoning models): graded answers come in words
+REASONING_MODEL = re.compile(r"^(openai|local):(o\d|gpt-5)", re.IGNORECASE)
 
 class CandidateJudge(Protocol):
     spec: str
@@ -66,9 +70,14 @@ class LLMJudge:
         self.viewer = viewer
 
     def _confidence(self) -> str:
-        """How this judge grades its answers: the setting, or the provider's own way."""
+        """How this judge grades its answers: the setting, or the provider's own way — except
+        that OpenAI's reasoning models refuse `logprobs`, so `auto` asks them in words."""
         mode = self.settings.confidence
-        return self.model.confidence if mode == "auto" else mode
+        if mode != "auto":
+            return mode
+        if self.model.confidence == "logprobs" and REASONING_MODEL.match(self.spec):
+            return "verbal"
+        return self.model.confidence
 
     async def _view(self, task: Task, candidate: Candidate) -> JudgeView | None:
         """Git and ruff run in a worker thread so the event loop keeps other calls moving."""

@@ -78,3 +78,20 @@ def test_the_cache_key_says_whether_logprobs_were_asked():
     plain = request_key("openai:m", LLMRequest(messages, options=GenerationOptions()))
     graded = request_key("openai:m", LLMRequest(messages, options=GenerationOptions(logprobs=True)))
     assert plain != graded and len(plain) == len(graded) == 64
+
+
+@pytest.mark.parametrize(
+    ("spec", "setting", "mode"),
+    [
+        ("openai:gpt-4.1-mini", "auto", "logprobs"),
+        ("openai:gpt-5-mini", "auto", "verbal"),  # reasoning models refuse logprobs
+        ("openai:o4-mini", "auto", "verbal"),
+        ("anthropic:claude-haiku-4-5", "auto", "verbal"),
+        ("scripted:x", "auto", "none"),
+        ("openai:gpt-5", "off", "off"),
+    ],
+)
+def test_how_each_judge_grades_its_answers(spec, setting, mode, http_settings, make_client):
+    install_script("x", [])
+    judge = make_judge(spec, make_client(http_settings), JudgeSettings(confidence=setting))
+    assert judge._confidence() == mode
