@@ -75,23 +75,17 @@ def export_score(
     out: Annotated[Path, typer.Option("--out", help="Run folder (cache hits are judged now).")],
     file: FileOption,
     runs: RunsOption = 1,
+    repos_dir: ReposDirOption = None,
     split: SplitOption = "test",
     config: ConfigOption = None,
     sets: SetOption = None,
 ) -> None:
-    """Export the judging requests the cache cannot answer yet."""
+    """Export the judging requests the cache cannot answer yet (with the same --repos-dir as
+    the `score` run that will read them: the judge's view is part of each request)."""
     from judge.score_run import ScoreJob, score
 
     settings = _settings(config, None, sets)
-    job = ScoreJob(
-        tasks=tasks,
-        candidates=candidates,
-        rubrics=rubrics,
-        judge=judge,
-        out_dir=out,
-        runs=runs,
-        split=split,
-    )
+    job = ScoreJob(tasks, candidates, rubrics, judge, out, runs, split, repos_dir=repos_dir)
     summary = run_job(None, lambda _: score(job, settings, export=file))
     console.print(
         f"{summary.exported} requests → {_parts(file, summary.exported)} "
