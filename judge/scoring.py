@@ -28,26 +28,31 @@ def _credit(result: CriterionResult) -> float:
     return result.p_yes
 
 
-def graded_score(results: Sequence[CriterionResult]) -> float | None:
-    """The score's arithmetic with each answer's P(yes) in place of yes/no."""
+def _binary(result: CriterionResult) -> float:
+    return 1.0 if result.counted_yes else 0.0
+
+
+def _weighted(results: Sequence[CriterionResult], credit) -> float | None:
+    """(met achievement weight - broken preservation weight) / answered achievement weight,
+    at least 0; `credit` says how much of a criterion is met (1/0, or P(yes)). None when
+    nothing was answered."""
     answered = [r for r in results if r.answer is not None]
-    achieve = [r for r in answered if not r.preservation]
-    base = sum(r.weight for r in achieve)
     if not answered:
         return None
-    met = sum(r.weight * _credit(r) for r in achieve)
-    broken = sum(r.weight * (1.0 - _credit(r)) for r in answered if r.preservation)
+    achieve = [r for r in answered if not r.preservation]
+    protect = [r for r in answered if r.preservation]
+    base = sum(r.weight for r in achieve)
+    met = sum(r.weight * credit(r) for r in achieve)
+    broken = sum(r.weight * (1.0 - credit(r)) for r in protect)
     return max(met - broken, 0.0) / base if base else 0.0
+
+
+def graded_score(results: Sequence[CriterionResult]) -> float | None:
+    """The score's arithmetic with each answer's P(yes) in place of yes/no."""
+    return _weighted(results, _credit)
 
 
 def score_and_coverage(results: Sequence[CriterionResult]) -> tuple[float | None, float]:
     total = sum(r.weight for r in results)
-    answered = [r for r in results if r.answer is not None]
-    achieve = [r for r in answered if not r.preservation]
-    yes = sum(r.weight for r in achieve if r.counted_yes)
-    broken = sum(r.weight for r in answered if r.preservation and not r.counted_yes)
-    base = sum(r.weight for r in achieve)
-    coverage = sum(r.weight for r in answered) / total if total else 0.0
-    if not answered:
-        return None, coverage
-    return (max(yes - broken, 0) / base if base else 0.0), coverage
+    answered = sum(r.weight for r in results if r.answer is not None)
+    return _weighted(results, _binary), (answered / total if total else 0.0)

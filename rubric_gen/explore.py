@@ -72,6 +72,34 @@ def _run_tools(result, tools: RepoTools, transcript: Transcript, turn: int) -> l
     return replies
 
 
+def _drafted(result, task: Task, settings: RubricSettings) -> tuple[list, list[str]]:
+    """The numbered draft of a final reply and its lint findings."""
+    if result.status != "ok" or result.parsed is None:
+        raise RubricFailure(f"{task.task_id}: unparsed generator reply: {result.reason}")
+    items = numbered(result.parsed)
+    return items, lint_rubric(items, settings, task_vocabulary(task))
+
+
+def _repair(result, findings: list[str]) -> list[Message]:
+    fix = "Fix these problems and reply with the rubric again:\n"
+    fix += "\n".join(f"- {finding}" for finding in findings)
+    return [Message(role="assistant", content=result.text), Message(role="user", content=fix)]
+
+
+@dataclass
+class Session:
+    """One exploration: the conversation so far, its tools and what they returned."""
+
+    tools: RepoTools
+    messages: list[Message]
+    transcript: Transcript = field(default_factory=Transcript)
+    repairs: int = 0
+
+    def may_explore(self, turn: int, settings: RubricSettings) -> bool:
+        within = turn < settings.explore_max_steps
+        return within and self.transcript.tool_chars < settings.explore_max_tool_chars
+
+
 async def explore_rubric(
     model: ModelClient, task: Task, repos_dir: Path, settings: RubricSettings
 ) -> Rubric:
@@ -79,34 +107,21 @@ async def explore_rubric(
     clone = find_clone(repos_dir, task.repo or "")
     if clone is None:
         raise RubricFailure(f"{task.task_id}: no clone of {task.repo!r} under {repos_dir}")
-    tools = RepoTools(clone, task.base_commit or "")
-    messages = _first_messages(task, settings)
-    transcript = Transcript()
-    repaired = False
+    session = Session(RepoTools(clone, task.base_commit or ""), _first_messages(task, settings))
     for turn in range(settings.explore_max_steps + 2):
-        offer = turn < settings.explore_max_steps and (
-            transcript.tool_chars < settings.explore_max_tool_chars
-        )
-        if not offer and messages[-1].role == "tool":
-            messages.append(Message(role="user", content=ANSWER_NOW))
-        result = await _turn(model, messages, offer)
+        offer = session.may_explore(turn, settings)
+        if not offer and session.messages[-1].role == "tool":
+            session.messages.append(Message(role="user", content=ANSWER_NOW))
+        result = await _turn(model, session.messages, offer)
         if result.tool_calls and offer:
-            messages += _run_tools(result, tools, transcript, turn)
+            session.messages += _run_tools(result, session.tools, session.transcript, turn)
             continue
-        if result.status != "ok" or result.parsed is None:
-            raise RubricFailure(f"{task.task_id}: unparsed generator reply: {result.reason}")
-        items = numbered(result.parsed)
-        findings = lint_rubric(items, settings, task_vocabulary(task))
+        items, findings = _drafted(result, task, settings)
         if not findings:
             rubric = freeze(task, items, model.spec)
-            return rubric.model_copy(update={"exploration": transcript.steps})
-        if repaired:
+            return rubric.model_copy(update={"exploration": session.transcript.steps})
+        if session.repairs:
             break
-        repaired = True
-        fix = "Fix these problems and reply with the rubric again:\n"
-        fix += "\n".join(f"- {finding}" for finding in findings)
-        messages += [
-            Message(role="assistant", content=result.text),
-            Message(role="user", content=fix),
-        ]
+        session.repairs += 1
+        session.messages += _repair(result, findings)
     raise RubricFailure(f"{task.task_id}: explored rubric failed lint twice or ran out of turns")

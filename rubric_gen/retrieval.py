@@ -120,8 +120,24 @@ def _named(task_text: str) -> tuple[set[str], set[str]]:
     paths = {m.group(0).lstrip("./") for m in _PATHLIKE.finditer(task_text)}
     frames = _FRAME.findall(task_text)
     paths |= {p.lstrip("./") for p, _ in frames}
-    names = {w for w in _WORD.findall(task_text) if len(w) > 3} | {n for _, n in frames}
-    return paths, names
+    names = {w for w in _WORD.findall(task_text) if _codelike(w, task_text)}
+    return paths, names | {n for _, n in frames}
+
+
+def _codelike(word: str, text: str) -> bool:
+    """An identifier the issue names as code, not an English word: snake_case, CamelCase,
+    dotted, called, or quoted in backticks."""
+    if (
+        "_" in word.strip("_")
+        or re.search(r"[a-z][A-Z]", word)
+        or re.search(r"^[A-Z][a-z]+[A-Z]", word)
+    ):
+        return True
+    return bool(
+        re.search(
+            rf"`[^`]*\b{re.escape(word)}\b[^`]*`|\b{re.escape(word)}\(|\.{re.escape(word)}\b", text
+        )
+    )
 
 
 def _path_named(path: str, named_paths: set[str]) -> bool:

@@ -74,41 +74,60 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def _present(values) -> list[float]:
+    return [v for v in values if v is not None]
+
+
+def _spread(scores: list[float]) -> float | None:
+    return max(scores) - min(scores) if len(scores) > 1 else None
+
+
+def shown_diff(candidate: Candidate | None, max_diff_tokens: int) -> str:
+    """The diff as the judge saw it (blinded, within its budget)."""
+    if candidate is None or not candidate.patch.strip():
+        return ""
+    return budget_diff(blind_patch(candidate.patch, candidate.labels), max_diff_tokens)[0]
+
+
 def candidate_view(
     candidate: Candidate | None, runs: list[Judgement], max_diff_tokens: int, pick: Pick | None
 ) -> CandidateView:
     first = runs[0]
-    scores = [j.score for j in runs if j.score is not None]
+    scores = _present(j.score for j in runs)
     evidence = {r.criterion_id: r.evidence for r in first.criteria if r.answer == "yes"}
-    shown = ""
-    if candidate is not None and candidate.patch.strip():
-        shown, _ = budget_diff(blind_patch(candidate.patch, candidate.labels), max_diff_tokens)
     return CandidateView(
         candidate_id=first.candidate_id,
         labels=first.labels,
         score=_mean(scores),
-        graded=_mean([j.rank_score for j in runs if j.rank_score is not None]),
+        graded=_mean(_present(j.rank_score for j in runs)),
         coverage=_mean([j.coverage for j in runs]) or 0.0,
-        spread=(max(scores) - min(scores)) if len(scores) > 1 else None,
+        spread=_spread(scores),
         answers={r.criterion_id: _answer(r) for r in first.criteria},
         reasons={r.criterion_id: r.reason for r in first.criteria},
-        diff=marked_diff(shown, evidence),
+        diff=marked_diff(shown_diff(candidate, max_diff_tokens), evidence),
         picked=pick is not None and pick.candidate_id == first.candidate_id,
         flags=first.flags,
         facts=first.facts,
     )
 
 
+def _labelled(view: CandidateView) -> bool:
+    resolved = view.labels.get("resolved")
+    return isinstance(resolved, bool) and not view.labels.get("gold") and view.graded is not None
+
+
+def _won(p: float, n: float) -> float:
+    return 1.0 if p > n else 0.5 if p == n else 0.0
+
+
 def task_auc(views: list[CandidateView]) -> float | None:
     """(wins + ½ ties) / pairs over labelled, non-gold candidates; None without both kinds."""
-    labelled = [v for v in views if isinstance(v.labels.get("resolved"), bool)
-                and not v.labels.get("gold") and v.graded is not None]  # fmt: skip
+    labelled = [v for v in views if _labelled(v)]
     pos = [v.graded for v in labelled if v.labels["resolved"]]
     neg = [v.graded for v in labelled if not v.labels["resolved"]]
     if not pos or not neg:
         return None
-    wins = [1.0 if p > n else 0.5 if p == n else 0.0 for p in pos for n in neg]
-    return statistics.fmean(wins)
+    return statistics.fmean(_won(p, n) for p in pos for n in neg)
 
 
 def rubric_rows(rubric: Rubric | None) -> list[dict]:
