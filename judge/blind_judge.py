@@ -107,11 +107,11 @@ def build_judge_prompt(
     confidence: str = "none",
 ) -> JudgePrompt:
     """The judge's whole view of a candidate; raises `DiffError` for a malformed diff."""
-    blinded, redactions = blind_patch_counted(candidate.patch, candidate.labels)
+    secrets = label_strings(candidate.labels)
+    blinded, redactions = blind_patch_counted(candidate.patch, candidate.labels, secrets)
     parse_diff(blinded)
     shown, truncated = budget_diff(blinded, settings.max_diff_tokens)
     description, _ = truncate(task.description, settings.max_description_tokens)
-    secrets = label_strings(candidate.labels)
     description, in_task = redact_counted(description, secrets)
     order = criterion_order(rubric, candidate.candidate_id, run_index, settings.shuffle_seed)
     prompt = load_prompt(PROMPT_NAME)

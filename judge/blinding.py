@@ -170,13 +170,16 @@ def _alternation(secrets: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile(rf"(?<![A-Za-z0-9_])(?:{words})(?![A-Za-z0-9_])", re.IGNORECASE)
 
 
-def blind_patch_counted(patch: str, labels: Mapping[str, Any]) -> tuple[str, int]:
-    """The diff as the judge may see it, and how many label strings were redacted from it."""
+def blind_patch_counted(
+    patch: str, labels: Mapping[str, Any], secrets: list[str] | None = None
+) -> tuple[str, int]:
+    """The diff as the judge may see it, and how many label strings were redacted from it
+    (`secrets`: the labels' strings, when the caller already has them)."""
     body, trailers = strip_git_metadata(patch), 0
     lowered = body.lower()
     if any(marker in lowered for marker in TRAILER_MARKERS):  # the regex only when needed
         body, trailers = TRAILER.subn(REDACTED, body)
-    body, count = redact_counted(body, label_strings(labels))
+    body, count = redact_counted(body, label_strings(labels) if secrets is None else secrets)
     return body, trailers + count
 
 

@@ -32,6 +32,7 @@ REFERENCE = "reference"
 # OpenAI models that reject `logprobs` (reasoning models): graded answers come in words
 REASONING_MODEL = re.compile(r"^(openai|local):(o\d|gpt-5)", re.IGNORECASE)
 
+
 class CandidateJudge(Protocol):
     spec: str
 

@@ -14,7 +14,7 @@ import asyncio
 import itertools
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from judge.config import JudgeSettings
 from judge.llm.client import LLMClient
@@ -45,11 +45,18 @@ class TieBreakInputs:
     """With clones: each comparison also shows the code around the changes and the facts,
     the same view the judge gets."""
 
+    views: dict[str, JudgeView] = field(default_factory=dict, repr=False)
+
     def view(self, candidate_id: str) -> JudgeView | None:
+        """Each candidate's view once, however many comparisons and orders it appears in."""
         if self.viewer is None:
             return None
-        candidate = self.candidates[candidate_id]
-        return self.viewer.view(self.tasks[candidate.task_id], candidate.patch)
+        if candidate_id not in self.views:
+            candidate = self.candidates[candidate_id]
+            self.views[candidate_id] = self.viewer.view(
+                self.tasks[candidate.task_id], candidate.patch
+            )
+        return self.views[candidate_id]
 
 
 def leader_pairs(task_id: str, leaders: list[str], top_k: int) -> list[Pair]:

@@ -21,15 +21,6 @@ from judge.llm.settings import LLMSettings
 from judge.llm.types import Completion, Usage
 
 
-def write_requests(path: Path, pending: list[PendingRequest]) -> int:
-    """One OpenAI batch input line per request, `custom_id` = the request's cache key."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as handle:
-        for request in pending:
-            handle.write(json.dumps(request.openai_line(), ensure_ascii=False) + "\n")
-    return len(pending)
-
-
 def specs_path(requests: Path) -> Path:
     return requests.with_name(requests.name + ".specs.json")
 

@@ -86,12 +86,13 @@ def _row(task_id, repo, views: list[CandidateView], pick, page) -> TaskRow:
 class SiteWriter:
     def __init__(self, run_dir: Path, out: Path) -> None:
         self.run_dir, self.out = run_dir, out
-        command = manifest(run_dir)["command"]
-        self.inputs = pairwise_inputs(run_dir, "none:browse", 3, command == "validate")
+        found = manifest(run_dir)
+        validating = found["command"] == "validate"
+        self.inputs = pairwise_inputs(run_dir, "none:browse", 3, validating)
         self.scratch = tempfile.TemporaryDirectory(prefix="rubric-judge-browse-")
         self.store = None
-        if command != "validate":  # a score run may be huge: its patches wait on disk
-            location = manifest(run_dir)["inputs"]["candidates"]
+        if not validating:  # a score run may be huge: its patches wait on disk
+            location = found["inputs"]["candidates"]
             self.store = CandidateStore.from_file(location, Path(self.scratch.name))
         self.keep = selectable(run_dir)
         self.max_diff_tokens = load_app_settings().judge.max_diff_tokens
