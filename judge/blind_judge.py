@@ -8,6 +8,7 @@ rationales, hints, the reference patch and tests never reach it.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -49,10 +50,15 @@ class RatedAnswer(CriterionAnswer):
     confidence: Literal[1, 2, 3, 4, 5]
 
 
-@lru_cache(maxsize=4096)
-def reply_model(criterion_ids: tuple[str, ...], rated: bool = False) -> type[BaseModel]:
-    """A reply schema with exactly one required entry per criterion id, in the shown order:
-    the SDK's structured output then cannot skip, repeat or invent a criterion."""
+def reply_model(criterion_ids: Iterable[str], rated: bool = False) -> type[BaseModel]:
+    """A reply schema with exactly one required entry per criterion id: the SDK's structured
+    output then cannot skip, repeat or invent a criterion. One model serves every order of the
+    same ids; the request's `response_order` lists them in the order shown."""
+    return _reply_model(tuple(sorted(criterion_ids)), rated)
+
+
+@lru_cache(maxsize=1024)
+def _reply_model(criterion_ids: tuple[str, ...], rated: bool) -> type[BaseModel]:
     entry = RatedAnswer if rated else CriterionAnswer
     fields = {f"c{i}": (entry, Field(alias=cid)) for i, cid in enumerate(criterion_ids)}
     return create_model("JudgeReply", __config__=ConfigDict(extra="forbid"), **fields)
@@ -150,7 +156,14 @@ def _verify(criterion, answer: CriterionAnswer, searchable: str) -> bool | None:
     return quote_in_diff(answer.evidence, searchable)
 
 
-def _result(rubric: Rubric, cid: str, answer: CriterionAnswer, searchable: str, strict: bool):
+def _result(
+    rubric: Rubric,
+    cid: str,
+    answer: CriterionAnswer,
+    searchable: str,
+    strict: bool,
+    p_yes: float | None = None,
+):
     criterion = rubric.criterion(cid)
     weight = criterion.weight
     verified = _verify(criterion, answer, searchable)
@@ -168,16 +181,31 @@ def _result(rubric: Rubric, cid: str, answer: CriterionAnswer, searchable: str, 
             or verified is True
             or (verified is None and criterion.category == PRESERVATION)
         ),
+        p_yes=p_yes,
     )
 
 
-def answers_to_results(
-    rubric: Rubric, reply: BaseModel, shown_diff: str, strict: bool
-) -> list[CriterionResult]:
+def _answers(reply: BaseModel) -> dict[str, CriterionAnswer]:
+    """Criterion id → its answer (the reply's fields are aliased by criterion id)."""
     fields = type(reply).model_fields
-    answers = {field.alias: getattr(reply, name) for name, field in fields.items()}
+    return {field.alias: getattr(reply, name) for name, field in fields.items()}
+
+
+def answers_to_results(
+    rubric: Rubric,
+    reply: BaseModel,
+    shown_diff: str,
+    strict: bool,
+    p_yes: dict[str, float] | None = None,
+) -> list[CriterionResult]:
+    """One result per criterion, in rubric order, with P(yes) where it is known."""
+    answers = _answers(reply)
     searchable = normalised_diff(shown_diff)
-    return [_result(rubric, c.id, answers[c.id], searchable, strict) for c in rubric.criteria]
+    p_yes = p_yes or {}
+    return [
+        _result(rubric, c.id, answers[c.id], searchable, strict, p_yes.get(c.id))
+        for c in rubric.criteria
+    ]
 
 
 def _unanswered(rubric: Rubric, reason: str, answer: Literal["no"] | None) -> list[CriterionResult]:
@@ -254,8 +282,9 @@ def judgement_from_result(
             reason=result.reason,
             raw_reply=result.text,
         )
-    results = with_confidence(
-        answers_to_results(rubric, result.parsed, shown.shown_diff, strict), result
+    ids = [c.id for c in rubric.criteria]
+    results = answers_to_results(
+        rubric, result.parsed, shown.shown_diff, strict, confidence(result, ids)
     )
     score, coverage = score_and_coverage(results)
     if any(r.answer == "yes" and r.verified is False for r in results):
@@ -271,16 +300,13 @@ def judgement_from_result(
     )
 
 
-def with_confidence(results: list[CriterionResult], result: LLMResult) -> list[CriterionResult]:
+def confidence(result: LLMResult, ids: list[str]) -> dict[str, float]:
     """P(yes) per criterion: read from log-probabilities, or from the stated confidence."""
-    ids = [r.criterion_id for r in results]
     found = probabilities_from_logprobs(result.logprobs, ids)
-    if not found and result.parsed is not None:
-        fields = type(result.parsed).model_fields
-        answers = {f.alias: getattr(result.parsed, name) for name, f in fields.items()}
-        found = {
-            cid: p
-            for cid, answer in answers.items()
-            if (p := probability_from_verbal(getattr(answer, "confidence", None))) is not None
-        }
-    return [r.model_copy(update={"p_yes": found.get(r.criterion_id)}) for r in results]
+    if found or result.parsed is None:
+        return found
+    return {
+        cid: p
+        for cid, answer in _answers(result.parsed).items()
+        if (p := probability_from_verbal(getattr(answer, "confidence", None))) is not None
+    }

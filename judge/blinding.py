@@ -96,6 +96,7 @@ GENERIC_WORDS = frozenset(
 )
 _NUMBERISH = re.compile(r"[v\d][\d.\-_]*[a-z]?|\d+[bkm]", re.IGNORECASE)
 _PARTS = re.compile(r"[/_\-.:\s@]+")
+_PROSE = re.compile(r"\s")
 TRAILER = re.compile(
     r"(co-authored-by:|signed-off-by:|generated with|🤖 generated)[^\n]*", re.IGNORECASE
 )
@@ -123,8 +124,14 @@ def _is_generic(value: str) -> bool:
 
 def _variants(value: str) -> set[str]:
     """The value, its last path component (`org/acme-coder-7b` also hides `acme-coder-7b`), and
-    its distinctive parts (`claude-3-7-sonnet-20250219` also hides `claude` and `sonnet`)."""
+    its distinctive parts (`claude-3-7-sonnet-20250219` also hides `claude` and `sonnet`).
+
+    A value with spaces in it is prose (a note on how the patch was made), not a name: its
+    words are ordinary words ("from", "lines", "context") that stand in code everywhere, so only
+    the whole phrase is hidden. Names of the source come from labels of their own."""
     value = value.strip()
+    if _PROSE.search(value):
+        return {value}
     variants = {value, value.rstrip("/").rsplit("/", 1)[-1]}
     variants |= set(_PARTS.split(value))
     return {v for v in variants if v and not _is_generic(v)}
@@ -144,11 +151,32 @@ def label_strings(labels: Mapping[str, Any]) -> list[str]:
 def redact_counted(text: str, secrets: Iterable[str]) -> tuple[str, int]:
     """Remove every whole-word occurrence of every string, case-insensitively, until none is
     left; returns the text and how many replacements were made."""
-    lowered = text.lower()
-    present = [s for s in secrets if s and s.lower() in lowered]  # the regex only when needed
+    return _redact(text, text.lower(), secrets)
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    return redact_counted(text, secrets)[0]
+
+
+def _redact(text: str, lowered: str, secrets: Iterable[str]) -> tuple[str, int]:
+    """`redact_counted` with the lowered text given. Patches run to megabytes and a secret is
+    rarely in them, so the regex runs only when a secret is present, and then only on the
+    lines that hold one (a secret with a line break in it needs the whole text)."""
+    present = [s for s in {s.lower() for s in secrets if s} if s in lowered]
     pattern = _alternation(present)
     if pattern is None:
         return text, 0
+    if any("\n" in s for s in present):
+        return _until_stable(pattern, text)
+    lines, total = text.split("\n"), 0
+    for index, line in enumerate(lowered.split("\n")):
+        if any(s in line for s in present):
+            lines[index], count = _until_stable(pattern, lines[index])
+            total += count
+    return "\n".join(lines), total
+
+
+def _until_stable(pattern: re.Pattern[str], text: str) -> tuple[str, int]:
     total = 0
     for _ in range(8):  # a replacement can join two halves into a new match; bounded
         text, count = pattern.subn(REDACTED, text)
@@ -156,10 +184,6 @@ def redact_counted(text: str, secrets: Iterable[str]) -> tuple[str, int]:
         if count == 0:
             break
     return text, total
-
-
-def redact(text: str, secrets: Iterable[str]) -> str:
-    return redact_counted(text, secrets)[0]
 
 
 def _alternation(secrets: Iterable[str]) -> re.Pattern[str] | None:
@@ -179,7 +203,8 @@ def blind_patch_counted(
     lowered = body.lower()
     if any(marker in lowered for marker in TRAILER_MARKERS):  # the regex only when needed
         body, trailers = TRAILER.subn(REDACTED, body)
-    body, count = redact_counted(body, label_strings(labels) if secrets is None else secrets)
+        lowered = body.lower()
+    body, count = _redact(body, lowered, label_strings(labels) if secrets is None else secrets)
     return body, trailers + count
 
 

@@ -12,6 +12,10 @@ from dataclasses import dataclass, field
 
 HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
 GIT_HEADER = re.compile(r"^diff --git (\S+) (\S+)")
+# hunk body line kind → (old lines, new lines) it accounts for; a blank line is context whose
+# space got lost, and `\ No newline at end of file` accounts for none
+_NO_NEWLINE = (0, 0)
+_BODY_STEP = {"+": (0, 1), "-": (1, 0), " ": (1, 1), "": (1, 1), "\\": _NO_NEWLINE}
 
 
 class DiffError(ValueError):
@@ -87,27 +91,33 @@ class _Parser:
         self.old_left = self.new_left = 0
 
     def run(self) -> ParsedDiff:
-        for number, line in enumerate(self.lines, start=1):
-            if self.hunk is not None and self._in_hunk(line):
+        index, count = 0, len(self.lines)
+        while index < count:
+            if self.hunk is not None:
+                index = self._hunk_body(index)
                 continue
-            self._header_line(number, line)
+            self._header_line(index + 1, self.lines[index])
+            index += 1
         return self.diff
 
-    def _in_hunk(self, line: str) -> bool:
-        """Consume a hunk body line while the hunk's counts say more lines are due."""
-        if self.old_left <= 0 and self.new_left <= 0:
-            self.hunk = None
-            return False
-        kind = line[:1]
-        if kind == "\\":
-            return True
-        if kind not in ("+", "-", " ", ""):
-            self.hunk = None
-            return False
-        self.hunk.lines.append(line if kind else " ")
-        self.old_left -= kind != "+"
-        self.new_left -= kind != "-"
-        return True
+    def _hunk_body(self, index: int) -> int:
+        """Consume hunk body lines while the hunk's counts say more lines are due; returns
+        the index of the first line after the body. One tight loop: this is the parser's hot
+        path, run over every line of every candidate."""
+        lines, body = self.lines, self.hunk.lines
+        old_left, new_left, count = self.old_left, self.new_left, len(lines)
+        while index < count and (old_left > 0 or new_left > 0):
+            line = lines[index]
+            index += 1
+            step = _BODY_STEP.get(line[:1])
+            if step is None:  # not a body line: the counts were wrong, the hunk ends here
+                index -= 1
+                break
+            old_left, new_left = old_left - step[0], new_left - step[1]
+            if step != _NO_NEWLINE:
+                body.append(line or " ")
+        self.hunk = None
+        return index
 
     def _header_line(self, number: int, line: str) -> None:
         if match := GIT_HEADER.match(line):

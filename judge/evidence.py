@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import re
 
-_SPACE = re.compile(r"\s+")
 _ELISION = re.compile(r"\.\.\.|…")
 
 
 def _collapse(text: str) -> str:
-    return _SPACE.sub(" ", text).strip()
+    return " ".join(text.split())  # str.split() and `\s` share one definition of whitespace
 
 
 def _body(line: str) -> str:

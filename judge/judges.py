@@ -103,6 +103,7 @@ class LLMJudge:
             reply_model(shown.order, rated=mode == "verbal"),
             options=self.model.options(logprobs=True) if mode == "logprobs" else None,
             sample_index=run,
+            response_order=shown.order,
         )
         judgement = judgement_from_result(
             candidate, asked, shown, result, self.spec, run, self.settings.strict_evidence

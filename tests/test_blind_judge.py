@@ -9,6 +9,7 @@ from judge.config import JudgeSettings
 from judge.diff import DiffError
 from judge.judges import LLMJudge
 from judge.llm.providers.scripted import install_script
+from judge.llm.schema import json_schema
 from judge.loaders import load_tasks
 from judge.records import Candidate, Task
 from judge.rubric import Criterion, Rubric
@@ -161,7 +162,8 @@ async def test_recorded_order_is_the_order_shown(make_client):
 
 
 def test_reply_schema_requires_exactly_the_offered_ids():
-    schema = reply_model(("c2", "c1")).model_json_schema()
+    assert reply_model(("c2", "c1")) is reply_model(("c1", "c2"))  # one model for every order
+    schema = json_schema(reply_model(("c2", "c1")), ("c2", "c1"))
     assert list(schema["properties"]) == ["c2", "c1"]
     assert sorted(schema["required"]) == ["c1", "c2"]
     assert schema["additionalProperties"] is False

@@ -60,6 +60,11 @@ def test_blind_patch_redacts_labels_in_any_case():
             {"system": "claude-3-7-sonnet-20250219"},
             ["claude-3-7-sonnet-20250219", "claude", "sonnet"],
         ),
+        # a note is prose: its words are everyone's words, only the whole phrase is hidden
+        (
+            {"patch_note": "recovered from the agent's infer log", "system": "acme-bot"},
+            ["recovered from the agent's infer log", "acme-bot", "acme"],
+        ),
     ],
 )
 def test_label_strings(labels, expected):
@@ -151,6 +156,17 @@ def test_redaction_keeps_code_and_prose_but_hides_the_source():
     assert "nova" not in blinded.lower() and f"# written by {REDACTED};" in blinded
     assert count == 1
     assert blind_patch_counted(CODE_PATCH, {"condition": "standard"}) == (CODE_PATCH, 0)
+
+
+def test_a_prose_note_label_leaves_the_code_intact():
+    """Words of a free-text note ("from", "lines") once shredded `from x import y`."""
+    patch = "--- a/x.py\n+++ b/x.py\n@@ -1 +1,2 @@\n from os import path\n+lines = path.sep\n"
+    labels = {"variant_note": "lines recovered from a log", "system": "acme-bot"}
+    blinded, count = blind_patch_counted(patch, labels)
+    assert (blinded, count) == (patch, 0)
+    assert "from os import path" in blinded and "+lines = path.sep" in blinded
+    noted = patch + "+# lines recovered from a log\n"
+    assert blind_patch_counted(noted, labels) == (patch + f"+# {REDACTED}\n", 1)
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
-"""Property-based tests: the diff parser never throws anything but DiffError, and redaction
-removes every label string wherever and however it appears."""
+"""Property-based tests: the diff parser never throws anything but DiffError, redaction
+removes every label string wherever and however it appears, and each fast path (line-wise
+redaction, whitespace folding, line starts by `str.find`) agrees with the plain regex."""
 
 from __future__ import annotations
 
@@ -9,9 +10,17 @@ import string
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judge.blinding import MIN_LABEL_CHARS, blind_patch, label_strings
+from judge.blinding import (
+    MIN_LABEL_CHARS,
+    _alternation,
+    _until_stable,
+    blind_patch,
+    label_strings,
+    redact_counted,
+)
 from judge.diff import DiffError, ParsedDiff, parse_diff
-from judge.evidence import normalised_diff, quote_in_diff
+from judge.diff_budget import line_starts
+from judge.evidence import _collapse, normalised_diff, quote_in_diff
 
 DIFF_LINES = st.sampled_from(
     [
@@ -111,3 +120,26 @@ def test_a_line_copied_from_the_diff_always_verifies(lines, index):
     chosen = lines[index % len(lines)]
     if chosen.strip():
         assert quote_in_diff(chosen, normalised_diff(diff))
+
+
+REDACTION_TEXT = st.text(alphabet="abAB-_ .\nİ", max_size=200)
+SECRETS = st.lists(st.text(alphabet="abAB-_ \nİ", min_size=1, max_size=6), max_size=4)
+
+
+@given(REDACTION_TEXT, SECRETS)
+def test_line_wise_redaction_equals_redacting_the_whole_text(text, secrets):
+    """The regex runs only on lines holding a secret; that must change nothing."""
+    pattern = _alternation({s.lower() for s in secrets})
+    whole = _until_stable(pattern, text) if pattern else (text, 0)
+    assert redact_counted(text, secrets) == whole
+
+
+@given(st.text(max_size=300))
+def test_whitespace_folds_as_the_regex_did(text):
+    assert _collapse(text) == re.sub(r"\s+", " ", text).strip()
+
+
+@given(st.text(alphabet="@ d-+\n", max_size=120), st.sampled_from(["@@ ", "diff --git ", "-"]))
+def test_line_starts_are_where_a_multiline_regex_matches(text, prefix):
+    expected = [m.start() for m in re.finditer("^" + re.escape(prefix), text, re.MULTILINE)]
+    assert line_starts(text, prefix) == expected

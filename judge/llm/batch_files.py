@@ -7,7 +7,9 @@ export, run the file elsewhere, import, re-run the stage, which then completes f
 
 from __future__ import annotations
 
+import glob
 import json
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +18,6 @@ from judge.llm.batching import BatchCollector, PendingRequest
 from judge.llm.cache import ReplyCache
 from judge.llm.client import LLMClient
 from judge.llm.pricing import Ledger, PriceTable, cost_usd
-from judge.llm.providers.openai_provider import completion_from_body
 from judge.llm.settings import LLMSettings
 from judge.llm.types import Completion, Usage
 
@@ -36,6 +37,16 @@ def part_path(path: Path, part: int) -> Path:
     return path.with_name(f"{path.stem}.part{part}{path.suffix}")
 
 
+def remove_parts(path: Path) -> None:
+    """Delete the parts an earlier, larger export left at this path (and their sidecars), so
+    what is on disk afterwards is exactly this export."""
+    name = re.compile(rf"{re.escape(path.stem)}\.part\d+{re.escape(path.suffix)}")
+    for part in path.parent.glob(f"{glob.escape(path.stem)}.part*"):
+        if name.fullmatch(part.name):
+            part.unlink()
+            specs_path(part).unlink(missing_ok=True)
+
+
 async def export_requests(
     stage: Callable[[LLMClient], Awaitable[object]], settings: LLMSettings, path: Path
 ) -> int:
@@ -43,6 +54,7 @@ async def export_requests(
     (`part_path`: a new file every 50,000 requests or 190 MB); returns the number written.
     Each file has a sidecar `<file>.specs.json` with its requests' provider:model."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_parts(path)
     collector = StreamingCollector(path)
     try:
         async with LLMClient(settings, use_cache=True, defer=collector) as client:
@@ -188,6 +200,8 @@ def import_openai_output(
 ) -> ImportSummary:
     """Failed lines are reported and not cached (the stage retries them); replies that miss
     their schema are cached and reported (the stage's one repair request retries them)."""
+    from judge.llm.providers.openai_provider import completion_from_body  # the SDK, when used
+
     summary = ImportSummary()
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():

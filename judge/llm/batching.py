@@ -39,7 +39,7 @@ class PendingRequest:
 
         r = self.request
         return openai_provider.request_body(
-            self.model, list(r.messages), r.response_model, r.options, r.tools
+            self.model, list(r.messages), r.response_model, r.options, r.tools, r.response_order
         )
 
     def anthropic_body(self) -> dict:
@@ -47,7 +47,13 @@ class PendingRequest:
 
         r = self.request
         return anthropic_provider.request_body(
-            self.model, list(r.messages), r.response_model, r.options, self.structured, r.tools
+            self.model,
+            list(r.messages),
+            r.response_model,
+            r.options,
+            self.structured,
+            r.tools,
+            r.response_order,
         )
 
     def openai_line(self) -> dict:

@@ -11,11 +11,9 @@ import hashlib
 import json
 import sqlite3
 import time
-from functools import lru_cache
 from pathlib import Path
 
-from pydantic import BaseModel
-
+from judge.llm.schema import json_schema
 from judge.llm.types import Completion, LLMRequest, ToolCall
 
 KEY_VERSION = 1
@@ -41,18 +39,17 @@ _MIGRATIONS = {
 }
 
 
-@lru_cache(maxsize=8192)  # one per reply type: a rubric × criterion order
-def _schema_of(response_model: type[BaseModel]) -> dict:
-    return response_model.model_json_schema()
-
-
 def request_key(spec: str, request: LLMRequest) -> str:
     """Stable hash of provider:model, messages, schema, options and sample index."""
     payload = {
         "v": KEY_VERSION,
         "model": spec,
         "messages": [_message_key(m) for m in request.messages],
-        "schema": _schema_of(request.response_model) if request.response_model else None,
+        "schema": (
+            json_schema(request.response_model, request.response_order)
+            if request.response_model
+            else None
+        ),
         "options": request.options.model_dump(),
         "sample": request.sample_index,
     }

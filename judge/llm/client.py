@@ -127,14 +127,17 @@ class ModelClient:
         options: GenerationOptions | None = None,
         sample_index: int = 0,
         tools: tuple[ToolSpec, ...] = (),
+        response_order: tuple[str, ...] = (),
     ) -> LLMResult:
-        """One reply; with `tools`, the model may instead ask to run some (`tool_calls`)."""
+        """One reply; with `tools`, the model may instead ask to run some (`tool_calls`).
+        `response_order` lists the reply's keys in the order its schema should show them."""
         request = LLMRequest(
             messages=tuple(messages),
             response_model=response_model,
             options=options or self._client.settings.generation,
             sample_index=sample_index,
             tools=tuple(tools),
+            response_order=tuple(response_order),
         )
         completion, usage = await self._call(request)
         if completion.tool_calls:
@@ -164,6 +167,7 @@ class ModelClient:
             response_model=model,
             options=request.options,
             sample_index=request.sample_index,
+            response_order=request.response_order,
         )
         second, more = await self._call(repair)
         parsed, second_reason = validate_reply(model, second.text)
@@ -200,15 +204,11 @@ class ModelClient:
         else:
 
             async def attempt() -> Completion:
-                if request.tools:
-                    return await self.provider.complete(
-                        list(request.messages),
-                        request.response_model,
-                        request.options,
-                        tools=request.tools,
-                    )
                 return await self.provider.complete(
-                    list(request.messages), request.response_model, request.options
+                    list(request.messages),
+                    request.response_model,
+                    request.options,
+                    **_extras(request),
                 )
 
             cached = await self._with_retry(attempt)
@@ -250,3 +250,14 @@ class ModelClient:
             latency_s=0.0 if cache_hit else completion.latency_s,
             cache_hits=int(cache_hit),
         )
+
+
+def _extras(request: LLMRequest) -> dict:
+    """Provider arguments beyond the basic three, passed only when set (a provider written
+    before them still works for requests that need neither)."""
+    extras: dict = {}
+    if request.tools:
+        extras["tools"] = request.tools
+    if request.response_order:
+        extras["response_order"] = request.response_order
+    return extras

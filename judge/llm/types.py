@@ -124,6 +124,9 @@ class LLMRequest:
     sample_index: int = 0
     tools: tuple[ToolSpec, ...] = ()
     """Tools the model may call (name, description, JSON-schema parameters)."""
+    response_order: tuple[str, ...] = ()
+    """The order the reply's keys are listed in its schema (the model writes them in that
+    order); empty keeps the model's own field order."""
 
 
 class LLMResult(BaseModel):
@@ -163,6 +166,7 @@ class Provider(Protocol):
         response_model: type[BaseModel] | None,
         options: GenerationOptions,
         tools: tuple[ToolSpec, ...] = (),
+        response_order: tuple[str, ...] = (),
     ) -> Completion: ...
 
 

@@ -53,3 +53,6 @@ async def test_rubrics_and_judgements_round_trip(spec, mini, tmp_path, server, h
         or judge_body["output_config"]["format"]["schema"]
     )
     assert set(schema["required"]) == {"c1", "c2", "c3", "c4", "c5"}
+    prompt = json.dumps(judge_body)  # the criteria as shown: the schema lists them in turn
+    positions = [prompt.index(f"\\n{cid}: ") for cid in schema["properties"]]
+    assert positions == sorted(positions) and list(schema["properties"]) == schema["required"]

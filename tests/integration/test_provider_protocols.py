@@ -86,6 +86,34 @@ async def test_anthropic_tool_mode_forces_the_reply_tool(
     assert result.parsed == Verdict(answer="yes", reason="Rayleigh scattering")
 
 
+def _reply_schema(body: dict) -> dict:
+    if "response_format" in body:
+        return body["response_format"]["json_schema"]["schema"]
+    if "output_config" in body:
+        return body["output_config"]["format"]["schema"]
+    return body["tools"][0]["input_schema"]
+
+
+@pytest.mark.parametrize("structured", ["json_schema", "tool"])
+@pytest.mark.parametrize("spec", MODELS)
+async def test_the_reply_keys_reach_the_wire_in_the_asked_order(
+    spec, structured, http_settings: LLMSettings, server, make_client
+):
+    """The judge shuffles criteria per candidate; the schema must list them in that order."""
+    providers = dict(http_settings.providers)
+    providers["anthropic"] = ProviderSettings(base_url=server.url, structured=structured)
+    settings = http_settings.model_copy(update={"providers": providers})
+    server.script(Step(text=GOOD), Step(text=GOOD))
+    client = make_client(settings).model(spec)
+    asked = await client.complete(MESSAGES, Verdict, response_order=("reason", "answer"))
+    plain = await client.complete(MESSAGES, Verdict)
+    shuffled, natural = (_reply_schema(r.body) for r in server.requests)
+    assert list(shuffled["properties"]) == shuffled["required"] == ["reason", "answer"]
+    assert list(natural["properties"]) == natural["required"] == ["answer", "reason"]
+    assert shuffled["properties"]["answer"] == natural["properties"]["answer"]
+    assert asked.parsed == plain.parsed == Verdict(answer="yes", reason="Rayleigh scattering")
+
+
 @pytest.mark.parametrize("spec", MODELS)
 async def test_429_with_retry_after_is_honoured(spec, http_settings, server, make_client):
     server.script(Step(status=429, headers={"Retry-After": "0.3"}), Step(text=GOOD))

@@ -98,7 +98,10 @@ async def test_export_opens_a_new_file_at_the_provider_limits(mini, tmp_path, mi
     settings, rubrics = mini_rubrics
     job = ScoreJob(str(mini / "tasks.jsonl"), str(mini / "candidates.jsonl"), rubrics,
                    "openai:gpt-4.1-mini", tmp_path / "run", runs=2)  # fmt: skip
+    for stale in ("req.part4.jsonl", "req.part4.jsonl.specs.json", "req.part5.jsonl"):
+        (tmp_path / stale).write_text("left by an earlier, larger export\n")
     summary = await score(job, settings, export=tmp_path / "req.jsonl")
+    assert not any(tmp_path.glob("req.part[45]*"))  # this export's files, and only those
     parts = [tmp_path / "req.jsonl", tmp_path / "req.part2.jsonl", tmp_path / "req.part3.jsonl"]
     assert summary.exported == 12 and not (tmp_path / "req.part4.jsonl").exists()
     sizes = [len(p.read_text().splitlines()) for p in parts]

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from judge.llm.providers.errors import translate_sdk_error
 from judge.llm.providers.keys import resolve_api_key
+from judge.llm.schema import reordered
 from judge.llm.settings import ProviderSettings
 from judge.llm.types import Completion, GenerationOptions, Message, ToolCall, ToolSpec
 
@@ -50,8 +51,11 @@ class AnthropicProvider:
         response_model: type[BaseModel] | None,
         options: GenerationOptions,
         tools: tuple[ToolSpec, ...] = (),
+        response_order: tuple[str, ...] = (),
     ) -> Completion:
-        body = request_body(self.model, messages, response_model, options, self.structured, tools)
+        body = request_body(
+            self.model, messages, response_model, options, self.structured, tools, response_order
+        )
         started = time.perf_counter()
         try:
             response = await self._client.messages.create(**body)
@@ -69,6 +73,7 @@ def request_body(
     options: GenerationOptions,
     structured: str = "json_schema",
     tools: tuple[ToolSpec, ...] = (),
+    response_order: tuple[str, ...] = (),
 ) -> dict:
     """The Messages API body: system text apart, the rest as alternating turns."""
     system = "\n\n".join(m.content for m in messages if m.role == "system")
@@ -80,7 +85,7 @@ def request_body(
     if system:
         body["system"] = system
     if response_model is not None:
-        body.update(_structured(response_model, structured))
+        body.update(_structured(_reply_schema(response_model, response_order), structured))
     if tools:
         offered = [{"name": t.name, "description": t.description,
                     "input_schema": json.loads(t.parameters)} for t in tools]  # fmt: skip
@@ -119,10 +124,17 @@ def _tool_calls(blocks: list[dict]) -> tuple[ToolCall, ...]:
     )
 
 
-@lru_cache(maxsize=64)
-def _structured(response_model: type[BaseModel], mode: str) -> dict:
-    """Built once per reply type and mode: the schema walk is the costly part of a request."""
-    schema = anthropic.transform_schema(response_model)
+def _reply_schema(response_model: type[BaseModel], order: tuple[str, ...]) -> dict:
+    return reordered(_transformed(response_model), order)
+
+
+@lru_cache(maxsize=1024)
+def _transformed(response_model: type[BaseModel]) -> dict:
+    """Built once per reply type: the schema walk is the costly part of a request."""
+    return anthropic.transform_schema(response_model)
+
+
+def _structured(schema: dict, mode: str) -> dict:
     if mode == "tool":
         tool = {"name": REPLY_TOOL, "description": "Give your reply.", "input_schema": schema}
         return {"tools": [tool], "tool_choice": {"type": "tool", "name": REPLY_TOOL}}

@@ -178,6 +178,7 @@ class ScriptedBatches:
                     pending.request.response_model,
                     pending.request.options,
                     tools=pending.request.tools,
+                    response_order=pending.request.response_order,
                 )
                 results.append((pending.custom_id, completion, None))
             except Exception as exc:  # a scripted failure becomes a failed line, as in a batch

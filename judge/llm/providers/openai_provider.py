@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from judge.llm.providers.errors import translate_sdk_error
 from judge.llm.providers.keys import resolve_api_key
+from judge.llm.schema import reordered
 from judge.llm.settings import ProviderSettings
 from judge.llm.types import (
     Completion,
@@ -52,12 +53,12 @@ class OpenAIProvider:
         response_model: type[BaseModel] | None,
         options: GenerationOptions,
         tools: tuple[ToolSpec, ...] = (),
+        response_order: tuple[str, ...] = (),
     ) -> Completion:
         started = time.perf_counter()
+        body = request_body(self.model, messages, response_model, options, tools, response_order)
         try:
-            response = await self._client.chat.completions.create(
-                **request_body(self.model, messages, response_model, options, tools)
-            )
+            response = await self._client.chat.completions.create(**body)
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
             raise translate_sdk_error(exc, openai, f"{self.name}:{self.model}") or exc from exc
         latency = time.perf_counter() - started
@@ -71,6 +72,7 @@ def request_body(
     response_model: type[BaseModel] | None,
     options: GenerationOptions,
     tools: tuple[ToolSpec, ...] = (),
+    response_order: tuple[str, ...] = (),
 ) -> dict:
     """The Chat Completions body; also the `body` of an OpenAI batch line."""
     body: dict = {
@@ -85,7 +87,7 @@ def request_body(
     if options.seed is not None:
         body["seed"] = options.seed
     if response_model is not None:
-        body["response_format"] = _response_format(response_model)
+        body["response_format"] = _response_format(response_model, response_order)
     if options.logprobs:
         body["logprobs"] = True
         body["top_logprobs"] = TOP_LOGPROBS
@@ -133,8 +135,15 @@ def _tool_calls(message: dict) -> tuple[ToolCall, ...]:
     return tuple(calls)
 
 
-@lru_cache(maxsize=8192)
-def _response_format(response_model: type[BaseModel]) -> dict:
+def _response_format(response_model: type[BaseModel], order: tuple[str, ...]) -> dict:
+    """The strict `json_schema` response format, its keys in `order`."""
+    plain = _plain_response_format(response_model)
+    spec = plain["json_schema"]
+    return {**plain, "json_schema": {**spec, "schema": reordered(spec["schema"], order)}}
+
+
+@lru_cache(maxsize=1024)
+def _plain_response_format(response_model: type[BaseModel]) -> dict:
     """Building a strict schema walks the whole model: do it once per reply type."""
     return type_to_response_format_param(response_model)
 

@@ -38,6 +38,7 @@ class ScriptedCall:
     response_model: type[BaseModel] | None
     options: GenerationOptions
     tools: tuple[ToolSpec, ...] = ()
+    response_order: tuple[str, ...] = ()
 
     @property
     def prompt(self) -> str:
@@ -146,8 +147,11 @@ class ScriptedProvider:
         response_model: type[BaseModel] | None,
         options: GenerationOptions,
         tools: tuple[ToolSpec, ...] = (),
+        response_order: tuple[str, ...] = (),
     ) -> Completion:
-        call = ScriptedCall(self.model, list(messages), response_model, options, tools)
+        call = ScriptedCall(
+            self.model, list(messages), response_model, options, tools, response_order
+        )
         script = self.script
         script.in_flight += 1
         script.most_in_flight = max(script.most_in_flight, script.in_flight)
