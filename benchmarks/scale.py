@@ -14,12 +14,14 @@ memory ratio ≤ 1.5, ≥ 3,000 candidates/s for export and for score from the c
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,7 +34,17 @@ PYTHON = sys.executable
 JUDGE = "openai:gpt-4.1-mini"
 
 
-def build(folder: Path, n: int) -> Path:
+def _own_file(i: int) -> str:
+    """A one-line new file that makes candidate i's patch its own."""
+    name = f"synthetic/candidate_{i}.txt"
+    return (f"diff --git a/{name} b/{name}\nnew file mode 100644\n--- /dev/null\n"
+            f"+++ b/{name}\n@@ -0,0 +1 @@\n+candidate {i}\n")  # fmt: skip
+
+
+def build(folder: Path, n: int, repeat: bool = False) -> Path:
+    """N candidates from the sample's patches. Each patch gets a one-line file of its own, so
+    every candidate is a distinct request, as in a real run (`repeat`: the patches exactly as
+    they are, so repeats of a patch and criterion order are asked once)."""
     with gzip.open(SAMPLE_CANDIDATES, "rt") as handle:
         rows = [json.loads(line) for line in handle]
     path = folder / "candidates.jsonl"
@@ -40,19 +52,32 @@ def build(folder: Path, n: int) -> Path:
         for i in range(n):
             row = dict(rows[i % len(rows)])
             row["candidate_id"] = f"{row['instance_id']}@synthetic-{i}"
+            patch = row["model_patch"]
+            if patch.strip() and not repeat:
+                row["model_patch"] = patch + ("" if patch.endswith("\n") else "\n") + _own_file(i)
             out.write(json.dumps(row) + "\n")
     return path
 
 
+def _added_line(request: dict) -> str:
+    """A line the candidate added, as shown to the judge: a quote that will verify."""
+    prompt = request["body"]["messages"][-1]["content"]
+    return next((x for x in prompt.splitlines() if x.startswith("+") and x[1:].strip()), "")
+
+
 def answer(folder: Path) -> Path:
-    """A result line per exported request: every criterion answered "no"."""
+    """A result line per exported request, shaped like a real reply: every other criterion
+    answered "yes" with a quote from the diff (so evidence checking runs), the rest "no"."""
     results = folder / "results.jsonl"
-    with (folder / "requests.jsonl").open() as src, results.open("w") as out:
-        for line in src:
+    parts = sorted(folder.glob("requests*.jsonl"))  # requests.jsonl, requests.part2.jsonl, …
+    with results.open("w") as out:
+        for line in (line for part in parts for line in part.open()):
             request = json.loads(line)
             schema = request["body"]["response_format"]["json_schema"]["schema"]
-            reply = {cid: {"reason": "r", "evidence": "", "answer": "no"}
-                     for cid in schema["properties"]}  # fmt: skip
+            quote = _added_line(request)
+            reply = {cid: {"reason": "r", "evidence": quote if i % 2 == 0 else "",
+                           "answer": "yes" if i % 2 == 0 else "no"}
+                     for i, cid in enumerate(schema["properties"])}  # fmt: skip
             body = {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
                     "choices": [{"index": 0, "finish_reason": "stop",
                                  "message": {"role": "assistant", "content": json.dumps(reply)}}],
@@ -71,14 +96,39 @@ def answer(folder: Path) -> Path:
     return results
 
 
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def tree_rss_mb(root: int) -> float:
+    """Resident memory of a process and all its descendants (prompt workers included), from
+    /proc; pages the workers share with their fork server count twice, so this errs high."""
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        with contextlib.suppress(OSError):
+            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
+            for children in Path(f"/proc/{pid}/task").glob("*/children"):
+                stack += [int(child) for child in children.read_text().split()]
+    return total / 2**20
+
+
 def measured(command: list[str], env: dict) -> tuple[float, float]:
-    """Wall seconds and peak RSS in MB of one command, by /usr/bin/time."""
-    done = subprocess.run(["/usr/bin/time", "-f", "%e %M", *command], env=env, check=False,
-                          capture_output=True, text=True)  # fmt: skip
-    if done.returncode:
-        raise SystemExit(f"{command[:3]} failed: {done.stderr[-2000:]}")
-    seconds, kilobytes = done.stderr.strip().splitlines()[-1].split()
-    return float(seconds), int(kilobytes) / 1024
+    """Wall seconds, and peak memory in MB: the larger of /usr/bin/time's peak RSS and the
+    peak sum over the process tree sampled every 200 ms (a run with prompt workers is several
+    processes)."""
+    timed = ["/usr/bin/time", "-f", "%e %M", *command]
+    process = subprocess.Popen(
+        timed, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    peak = 0.0
+    while process.poll() is None:
+        peak = max(peak, tree_rss_mb(process.pid))
+        time.sleep(0.2)
+    stderr = process.stderr.read()
+    if process.returncode:
+        raise SystemExit(f"{command[:3]} failed: {stderr[-2000:]}")
+    seconds, kilobytes = stderr.strip().splitlines()[-1].split()
+    return float(seconds), max(int(kilobytes) / 1024, peak)
 
 
 METRICS = (
@@ -88,10 +138,10 @@ METRICS = (
 )
 
 
-def run_size(n: int, root: Path) -> dict:
+def run_size(n: int, root: Path, repeat: bool = False) -> dict:
     folder = root / str(n)
     folder.mkdir()
-    candidates = build(folder, n)
+    candidates = build(folder, n, repeat)
     env = {**os.environ, "OPENAI_API_KEY": "sk-scale-benchmark-not-a-key"}
     config = folder / "c.yaml"
     config.write_text(f"llm:\n  cache_path: {folder / 'cache.sqlite'}\n")
@@ -119,9 +169,14 @@ def run_size(n: int, root: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    parser.add_argument(
+        "--repeat-patches",
+        action="store_true",
+        help="keep repeated patches identical (fewer distinct requests)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="rubric-judge-scale-") as folder:
-        rows = [run_size(n, Path(folder)) for n in args.sizes]
+        rows = [run_size(n, Path(folder), args.repeat_patches) for n in args.sizes]
     steps = ["export", "import", "score_from_cache", "metrics"]
     print(f"{'N':>8} " + " ".join(f"{s:>28}" for s in steps))
     for row in rows:

@@ -103,6 +103,14 @@ def _view_sections(view: JudgeView | None, secrets: list[str]) -> dict:
     }
 
 
+@lru_cache(maxsize=256)
+def _shown_task(description: str, max_tokens: int, secrets: tuple[str, ...]) -> tuple[str, int]:
+    """The task text as shown, and its redaction count: the same for every candidate of a
+    task from the same source, so computed once for them."""
+    shown, _ = truncate(description, max_tokens)
+    return redact_counted(shown, secrets)
+
+
 def build_judge_prompt(
     task: Task,
     candidate: Candidate,
@@ -117,8 +125,9 @@ def build_judge_prompt(
     blinded, redactions = blind_patch_counted(candidate.patch, candidate.labels, secrets)
     parse_diff(blinded)
     shown, truncated = budget_diff(blinded, settings.max_diff_tokens)
-    description, _ = truncate(task.description, settings.max_description_tokens)
-    description, in_task = redact_counted(description, secrets)
+    description, in_task = _shown_task(
+        task.description, settings.max_description_tokens, tuple(secrets)
+    )
     order = criterion_order(rubric, candidate.candidate_id, run_index, settings.shuffle_seed)
     prompt = load_prompt(PROMPT_NAME)
     messages = prompt.render(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 REDACTED = "[redacted]"
@@ -122,7 +123,8 @@ def _is_generic(value: str) -> bool:
     )
 
 
-def _variants(value: str) -> set[str]:
+@lru_cache(maxsize=4096)  # a run has few distinct systems and routes, and many candidates
+def _variants(value: str) -> frozenset[str]:
     """The value, its last path component (`org/acme-coder-7b` also hides `acme-coder-7b`), and
     its distinctive parts (`claude-3-7-sonnet-20250219` also hides `claude` and `sonnet`).
 
@@ -131,10 +133,10 @@ def _variants(value: str) -> set[str]:
     the whole phrase is hidden. Names of the source come from labels of their own."""
     value = value.strip()
     if _PROSE.search(value):
-        return {value}
+        return frozenset({value})
     variants = {value, value.rstrip("/").rsplit("/", 1)[-1]}
     variants |= set(_PARTS.split(value))
-    return {v for v in variants if v and not _is_generic(v)}
+    return frozenset(v for v in variants if v and not _is_generic(v))
 
 
 def label_strings(labels: Mapping[str, Any]) -> list[str]:

@@ -37,6 +37,11 @@ class JudgeSettings(BaseModel):
     """With --repos-dir: budget for the code around the change, read at the base commit."""
     view_cache_dir: str = ".rubric-judge/views"
     """Code context and static facts per (repository, base commit, patch), computed once."""
+    prompt_workers: int | None = Field(default=None, ge=0)
+    """Processes that build judge prompts ahead of the main one (CPU work: blinding, diff
+    budget, rendering). Unset: on the command line one less than the cores, at most 4, for
+    runs of 2,000 or more candidates, and none from the library; 0: none. Judgements are the
+    same either way."""
 
 
 class RubricSettings(BaseModel):

@@ -84,7 +84,9 @@ def _strip_prefix(path: str) -> str | None:
 
 class _Parser:
     def __init__(self, text: str) -> None:
-        self.lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if "\r" in text:  # copies of a megabyte text only when there is something to fix
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        self.lines = text.split("\n")
         self.diff = ParsedDiff()
         self.current: FileDiff | None = None
         self.hunk: Hunk | None = None

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Protocol
 
 from judge.blind_judge import (
+    JudgePrompt,
     build_judge_prompt,
     empty_judgement,
     identity,
@@ -17,9 +18,10 @@ from judge.blind_judge import (
 )
 from judge.blinding import strip_git_metadata
 from judge.config import JudgeSettings
-from judge.diff import ParsedDiff, parse_diff
+from judge.diff import DiffError, ParsedDiff, parse_diff
 from judge.judgement import Judgement
 from judge.llm.client import LLMClient, ModelClient
+from judge.prompt_pool import Built, PromptJob, asked_rubric
 from judge.records import Candidate, Task
 from judge.repo.view import CodeViewer, JudgeView
 from judge.rubric import Rubric
@@ -86,16 +88,37 @@ class LLMJudge:
             return None
         return await asyncio.to_thread(self.viewer.view, task, candidate.patch)
 
+    def prompt_job(self, tasks: dict[str, Task], rubrics: dict[str, Rubric]) -> PromptJob:
+        """What prompt workers need to build this judge's prompts."""
+        return PromptJob(tasks, rubrics, self.settings, self.hybrid, self._confidence())
+
     async def judge(self, task: Task, candidate: Candidate, rubric: Rubric, run: int) -> Judgement:
         if not candidate.patch.strip():
             return empty_judgement(candidate, rubric, self.spec, run)
-        static = [c for c in rubric.criteria if self.hybrid and c.check is not None]
-        asked = rubric.model_copy(
-            update={"criteria": [c for c in rubric.criteria if c not in static]}
-        )
         view = await self._view(task, candidate)
+        asked = asked_rubric(rubric, self.hybrid)
+        shown = build_judge_prompt(
+            task, candidate, asked, self.settings, run, view, self._confidence()
+        )
+        return await self.ask(candidate, rubric, run, shown)
+
+    async def judge_built(
+        self, candidate: Candidate, rubric: Rubric, run: int, built: Built
+    ) -> Judgement:
+        """`judge` with the prompt a worker built (see `judge.prompt_pool`)."""
+        if built is None:
+            return empty_judgement(candidate, rubric, self.spec, run)
+        if isinstance(built, DiffError):
+            raise built
+        return await self.ask(candidate, rubric, run, built)
+
+    async def ask(
+        self, candidate: Candidate, rubric: Rubric, run: int, shown: JudgePrompt
+    ) -> Judgement:
+        """The model's answers to the prompt, as a judgement (static ones merged in)."""
+        static = [c for c in rubric.criteria if self.hybrid and c.check is not None]
+        asked = asked_rubric(rubric, self.hybrid)
         mode = self._confidence()
-        shown = build_judge_prompt(task, candidate, asked, self.settings, run, view, mode)
         if not asked.criteria:
             return static_judgement(candidate, rubric, parse_diff(shown.shown_diff), self.spec, run)
         result = await self.model.complete(

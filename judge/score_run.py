@@ -8,6 +8,7 @@ the rest, so an interrupted run loses at most the calls in flight. Bad records a
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from judge.config import AppSettings
 from judge.diff import changed_line_count
 from judge.jsonl import JsonlAppender, iter_json_rows
 from judge.judgement import Judgement
-from judge.judges import CandidateJudge, make_judge
+from judge.judges import CandidateJudge, LLMJudge, make_judge
 from judge.llm.batch_files import export_requests
 from judge.llm.batch_runner import BatchOptions, run_batched
 from judge.llm.batching import DeferredRequest
@@ -25,6 +26,7 @@ from judge.llm.pricing import Ledger
 from judge.llm.runner import Outcome
 from judge.loaders import count_rows, iter_candidates, load_tasks
 from judge.manifest import build_manifest
+from judge.prompt_pool import PromptPool, auto_workers
 from judge.records import Candidate, ErrorRecord, RecordError, Task
 from judge.rubric import Rubric
 from judge.rubric_store import load_rubrics
@@ -146,13 +148,19 @@ async def judge_all(
     summary.ledger = client.ledger
     summary.faults = client.faults
 
-    async def judge_one(item: tuple[Candidate, int]) -> Judgement:
-        candidate, run = item
+    async def judge_one(item: tuple) -> Judgement:
+        candidate, run = item[0], item[1]
         task, rubric = tasks[candidate.task_id], rubrics[candidate.task_id]
-        judgement = await judge.judge(task, candidate, rubric, run)
+        if len(item) == 3:  # (candidate, run, the prompt a worker built)
+            judgement = await judge.judge_built(candidate, rubric, run, item[2])
+        else:
+            judgement = await judge.judge(task, candidate, rubric, run)
         return judgement.model_copy(update={"patch_size": changed_line_count(candidate.patch)})
 
-    with JsonlAppender(judgements_path) as sink:
+    total = planned if planned is not None else len(work)  # type: ignore[arg-type]
+    workers = prompt_workers(judge, total)
+    pool = PromptPool(judge.prompt_job(tasks, rubrics), workers) if workers else nullcontext()
+    with JsonlAppender(judgements_path) as sink, pool:
 
         def record(outcome: Outcome[Judgement]) -> None:
             if outcome.ok:
@@ -161,7 +169,7 @@ async def judge_all(
             elif isinstance(outcome.error, DeferredRequest):
                 summary.pending += 1  # waiting for a batch: counted, not an error to list
             else:
-                candidate, run = outcome.item
+                candidate, run = outcome.item[0], outcome.item[1]
                 summary.pending += 1
                 summary.errors.append(
                     ErrorRecord(
@@ -169,10 +177,18 @@ async def judge_all(
                     )
                 )
             if progress is not None:
-                total = planned if planned is not None else len(work)  # type: ignore[arg-type]
                 progress(summary.judged, total, client.ledger)
 
-        await client.map(work, judge_one, on_result=record, keep=False)
+        items = pool.build(work) if workers else work
+        await client.map(items, judge_one, on_result=record, keep=False)
+
+
+def prompt_workers(judge: CandidateJudge, planned: int) -> int:
+    """Prompt workers for this judge and run size: only the LLM judge builds prompts, and one
+    that reads repositories builds them beside its git reads, in the main process."""
+    if not isinstance(judge, LLMJudge) or judge.viewer is not None:
+        return 0
+    return auto_workers(judge.settings.prompt_workers, planned)
 
 
 async def score(

@@ -14,6 +14,7 @@ import typer
 from judge import __version__
 from judge.cli import batch, jobs, llm, score  # noqa: F401  (they register commands)
 from judge.cli.common import app, console
+from judge.prompt_pool import allow_auto_workers
 
 __all__ = ["app"]
 
@@ -23,6 +24,7 @@ def main(
     version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,
 ) -> None:
     """Score code patches without running them: frozen rubrics, a blind judge, validation."""
+    allow_auto_workers()
     if version:
         console.print(f"rubric-judge {__version__}")
         raise typer.Exit()

@@ -118,7 +118,7 @@ def import_results(
     from judge.llm.batch_files import (
         CacheImporter,
         import_openai_output,
-        read_request_index,
+        read_required_keys,
         read_specs,
     )
     from judge.llm.cache import ReplyCache
@@ -126,12 +126,14 @@ def import_results(
 
     settings = _settings(config, None, sets).llm
     specs = read_specs(requests) if requests else {}
-    index = read_request_index(requests) if requests else {}
+    required = read_required_keys(requests) if requests else None
     cache = ReplyCache(settings.cache_path)
     ledger = Ledger()
     prices = load_prices(Path(settings.prices_path) if settings.prices_path else None)
     try:
-        summary = import_openai_output(results, CacheImporter(cache, prices, ledger), specs, index)
+        summary = import_openai_output(
+            results, CacheImporter(cache, prices, ledger), specs, required
+        )
     finally:
         cache.close()
     for kind, rows in (("failed", summary.failed), ("invalid", summary.invalid)):

@@ -112,14 +112,17 @@ def read_specs(requests: Path) -> dict[str, str]:
     return json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.exists() else {}
 
 
-def read_request_index(path: Path) -> dict[str, dict]:
-    """custom_id → the exported request body (for checking replies against their schema)."""
-    index = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            index[row["custom_id"]] = row["body"]
-    return index
+def read_required_keys(path: Path) -> dict[str, tuple[str, ...] | None]:
+    """custom_id → the keys its exported schema requires (None: no schema), read line by line:
+    all a reply check needs, so a gigabyte of requests is never held in memory."""
+    required = {}
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                row = json.loads(line)
+                schema = _schema_of(row["body"])
+                required[row["custom_id"]] = tuple(schema.get("required", [])) if schema else None
+    return required
 
 
 @dataclass
@@ -132,18 +135,17 @@ class ImportSummary:
         return {"imported": self.imported, "failed": self.failed, "invalid": self.invalid}
 
 
-def schema_problem(text: str, body: dict | None) -> str | None:
+def schema_problem(text: str, required: tuple[str, ...] | None) -> str | None:
     """Why a reply cannot satisfy the exported schema (not JSON, or a required key missing);
     None when it looks right or there is no schema to check against."""
-    schema = _schema_of(body)
-    if not schema:
+    if required is None:
         return None
     try:
         reply = json.loads(text)
     except json.JSONDecodeError as exc:
         return f"not JSON: {exc.msg}"
     present = reply if isinstance(reply, dict) else {}
-    missing = [k for k in schema.get("required", []) if k not in present]
+    missing = [k for k in required if k not in present]
     return f"missing {', '.join(missing)}" if missing else None
 
 
@@ -196,28 +198,40 @@ def import_openai_output(
     path: Path,
     importer: CacheImporter,
     specs: dict[str, str] | None = None,
-    requests: dict[str, dict] | None = None,
+    required: dict[str, tuple[str, ...] | None] | None = None,
 ) -> ImportSummary:
     """Failed lines are reported and not cached (the stage retries them); replies that miss
-    their schema are cached and reported (the stage's one repair request retries them)."""
+    their schema are cached and reported (the stage's one repair request retries them). The
+    file is read a line at a time (not by `splitlines`, which breaks inside JSON strings that
+    hold U+2028)."""
+    summary = ImportSummary()
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                _import_line(json.loads(line), number, importer, specs or {}, required, summary)
+    return summary
+
+
+def _import_line(
+    row: dict,
+    number: int,
+    importer: CacheImporter,
+    specs: dict[str, str],
+    required: dict[str, tuple[str, ...] | None] | None,
+    summary: ImportSummary,
+) -> None:
     from judge.llm.providers.openai_provider import completion_from_body  # the SDK, when used
 
-    summary = ImportSummary()
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        row = json.loads(line)
-        custom_id = row.get("custom_id", f"line {number}")
-        if (error := _line_error(row)) is not None:
-            summary.failed.append({"custom_id": custom_id, "reason": error})
-            continue
-        body = row["response"]["body"]
-        completion = completion_from_body(body)
-        spec = (specs or {}).get(custom_id) or f"batch:{body.get('model', '')}"
-        importer.store(custom_id, spec, completion)
-        summary.imported += 1
-        if (
-            problem := schema_problem(completion.text, (requests or {}).get(custom_id))
-        ) is not None:
-            summary.invalid.append({"custom_id": custom_id, "reason": problem})
-    return summary
+    custom_id = row.get("custom_id", f"line {number}")
+    if (error := _line_error(row)) is not None:
+        summary.failed.append({"custom_id": custom_id, "reason": error})
+        return
+    body = row["response"]["body"]
+    completion = completion_from_body(body)
+    spec = specs.get(custom_id) or f"batch:{body.get('model', '')}"
+    importer.store(custom_id, spec, completion)
+    summary.imported += 1
+    if required is None or custom_id not in required:
+        return
+    if (problem := schema_problem(completion.text, required[custom_id])) is not None:
+        summary.invalid.append({"custom_id": custom_id, "reason": problem})

@@ -378,3 +378,41 @@ def test_batch_status_line_is_one_readable_line(monkeypatch):
     monkeypatch.setattr(common.console, "print", lambda *a, **k: printed.append(a))
     common.BatchStatusLine(30)(state)  # not a terminal under pytest: quiet
     assert printed == []
+
+
+def test_import_streams_lines_and_checks_only_the_required_keys(tmp_path):
+    """A reply may hold U+2028 inside a JSON string: `splitlines` used to cut the line there.
+    Only the schema's required keys are kept from the requests file, not whole bodies."""
+    from judge.llm.batch_files import CacheImporter, import_openai_output, read_required_keys
+    from judge.llm.cache import ReplyCache
+    from judge.llm.pricing import Ledger, load_prices
+
+    schema = {"type": "object", "required": ["a", "b"], "properties": {"a": {}, "b": {}}}
+    with_schema = {"response_format": {"json_schema": {"schema": schema}}}
+    requests = tmp_path / "req.jsonl"
+    requests.write_text(
+        "".join(
+            json.dumps({"custom_id": cid, "body": body}) + "\n"
+            for cid, body in (("k1", with_schema), ("k2", with_schema), ("k3", {}))
+        )
+    )
+    required = read_required_keys(requests)
+    assert required == {"k1": ("a", "b"), "k2": ("a", "b"), "k3": None}
+
+    def line(cid: str, content: str) -> str:
+        body = {"choices": [{"message": {"content": content}}], "model": "m", "usage": {}}
+        row = {"custom_id": cid, "error": None, "response": {"status_code": 200, "body": body}}
+        return json.dumps(row, ensure_ascii=False) + "\n"
+
+    results = tmp_path / "out.jsonl"
+    text = line("k1", json.dumps({"a": "x\u2028y", "b": 1}, ensure_ascii=False))
+    text += line("k2", '{"a": 1}') + line("k3", "plain words") + line("k4", "{}")
+    results.write_text(text, encoding="utf-8")
+    cache = ReplyCache(tmp_path / "c.sqlite")
+    summary = import_openai_output(
+        results, CacheImporter(cache, load_prices(), Ledger()), {}, required
+    )
+    assert summary.imported == 4 and summary.failed == []
+    assert summary.invalid == [{"custom_id": "k2", "reason": "missing b"}]
+    assert "\u2028" in cache.get("k1").text
+    cache.close()

@@ -4,57 +4,39 @@ last line is still cut off by reading only the file's tail."""
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
 
-from judge.config import load_app_settings
 from judge.jsonl import iter_json_rows, read_jsonl
 from judge.judgement import Judgement
 from judge.llm.providers.scripted import install_script
 from judge.score_run import ScoreJob, done_keys, score
-from rubric_gen.run import RubricJob, generate_rubrics
 from tests.scripted_llm import diff_reading_judge
 
 pytestmark = pytest.mark.integration
-GOLDEN = Path(__file__).parents[1] / "data" / "golden"
 
 
-def _normalised(path: Path) -> list[str]:
-    lines = path.read_text().splitlines()
-    return sorted(re.sub(r'"created_at":"[^"]*"', '"created_at":""', line) for line in lines)
-
-
-@pytest.fixture
-async def mini_rubrics(mini, tmp_path):
-    settings = load_app_settings(sets=[f"llm.cache_path={tmp_path / 'c.sqlite'}"])
-    path = tmp_path / "r.jsonl"
-    await generate_rubrics(RubricJob(str(mini / "tasks.jsonl"), "reference", path), settings)
-    return settings, path
-
-
-async def test_judgements_are_byte_identical_to_the_in_memory_version(mini, tmp_path,
-                                                                      mini_rubrics):  # fmt: skip
+async def test_judgements_are_byte_identical_to_the_in_memory_version(
+    mini, tmp_path, mini_rubrics, golden, normalised
+):
     settings, rubrics = mini_rubrics
     install_script("golden", diff_reading_judge)
     job = ScoreJob(str(mini / "tasks.jsonl"), str(mini / "candidates.jsonl"), rubrics,
                    "scripted:golden", tmp_path / "run", runs=2)  # fmt: skip
     summary = await score(job, settings)
     assert summary.judged == 14 and summary.errors == []
-    ours = _normalised(tmp_path / "run" / "judgements.jsonl")
-    assert ours == (GOLDEN / "score_mini.jsonl").read_text().splitlines()
+    ours = normalised(tmp_path / "run" / "judgements.jsonl")
+    assert ours == (golden / "score_mini.jsonl").read_text().splitlines()
     again = await score(job, settings)
     assert (again.judged, again.skipped_done) == (0, 14)
 
 
-async def test_exported_requests_are_byte_identical(mini, tmp_path, mini_rubrics):
+async def test_exported_requests_are_byte_identical(mini, tmp_path, mini_rubrics, golden):
     settings, rubrics = mini_rubrics
     job = ScoreJob(str(mini / "tasks.jsonl"), str(mini / "candidates.jsonl"), rubrics,
                    "openai:gpt-4.1-mini", tmp_path / "run", runs=2)  # fmt: skip
     summary = await score(job, settings, export=tmp_path / "req.jsonl")
     assert summary.exported == 12
-    assert (tmp_path / "req.jsonl").read_bytes() == (GOLDEN / "export_mini.jsonl").read_bytes()
+    assert (tmp_path / "req.jsonl").read_bytes() == (golden / "export_mini.jsonl").read_bytes()
 
 
 def test_resume_keys_and_torn_tails(tmp_path):
@@ -88,8 +70,9 @@ async def test_the_table_read_from_the_file_equals_the_one_from_objects(mini, tm
     pd.testing.assert_frame_equal(streamed, objects, check_dtype=False)
 
 
-async def test_export_opens_a_new_file_at_the_provider_limits(mini, tmp_path, mini_rubrics,
-                                                              monkeypatch):  # fmt: skip
+async def test_export_opens_a_new_file_at_the_provider_limits(
+    mini, tmp_path, mini_rubrics, monkeypatch, golden
+):
     import json
 
     from judge.llm import batch_files
@@ -107,7 +90,7 @@ async def test_export_opens_a_new_file_at_the_provider_limits(mini, tmp_path, mi
     sizes = [len(p.read_text().splitlines()) for p in parts]
     assert sizes == [5, 5, 2]
     joined = b"".join(p.read_bytes() for p in parts)
-    assert joined == (GOLDEN / "export_mini.jsonl").read_bytes()  # the same lines, split
+    assert joined == (golden / "export_mini.jsonl").read_bytes()  # the same lines, split
     for part in parts:
         specs = json.loads(part.with_name(part.name + ".specs.json").read_text())
         ids = {json.loads(line)["custom_id"] for line in part.read_text().splitlines()}
