@@ -3,10 +3,11 @@
     python benchmarks/scale.py [--sizes 1000 10000 100000]
 
 Builds N synthetic candidates from the shipped sample (its real patches repeated with distinct
-ids) and times, each step in a fresh process with its peak memory (RSS) measured by
-`/usr/bin/time`: `batch export score` (the requests the cache cannot answer), `batch import` of
-a synthetic result file answering every request, `score` completing from the cache, and the
-metrics table read from the judgements file. Prints a table and the growth ratios
+ids, each with a one-line file of its own so every candidate is a distinct request) and times,
+each step in a fresh process with its peak memory (the whole process tree: prompt workers
+included): `batch export score` (the requests the cache cannot answer), `batch import` of a
+synthetic result file answering every request like a real reply, `score` completing from the
+cache, and the metrics table read from the judgements file. Prints a table and the growth ratios
 time(100k)/time(10k) and memory(100k)/memory(10k). Targets: ≤ 500 MB in every step at 100k,
 memory ratio ≤ 1.5, ≥ 3,000 candidates/s for export and for score from the cache.
 """
@@ -138,13 +139,14 @@ METRICS = (
 )
 
 
-def run_size(n: int, root: Path, repeat: bool = False) -> dict:
+def run_size(n: int, root: Path, repeat: bool = False, workers: int | None = None) -> dict:
     folder = root / str(n)
     folder.mkdir()
     candidates = build(folder, n, repeat)
     env = {**os.environ, "OPENAI_API_KEY": "sk-scale-benchmark-not-a-key"}
     config = folder / "c.yaml"
-    config.write_text(f"llm:\n  cache_path: {folder / 'cache.sqlite'}\n")
+    judge = "" if workers is None else f"judge:\n  prompt_workers: {workers}\n"
+    config.write_text(f"llm:\n  cache_path: {folder / 'cache.sqlite'}\n{judge}")
     rubrics = folder / "rubrics.jsonl"
     subprocess.run([CLI, "rubrics", str(SAMPLE_TASKS), "--generator", "reference", "--out",
                     str(rubrics), "--config", str(config)], env=env, check=True,
@@ -174,9 +176,17 @@ def main() -> None:
         action="store_true",
         help="keep repeated patches identical (fewer distinct requests)",
     )
+    parser.add_argument(
+        "--prompt-workers",
+        type=int,
+        default=None,
+        help="judge.prompt_workers (default: the command line's own choice; 0: none)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="rubric-judge-scale-") as folder:
-        rows = [run_size(n, Path(folder), args.repeat_patches) for n in args.sizes]
+        rows = [
+            run_size(n, Path(folder), args.repeat_patches, args.prompt_workers) for n in args.sizes
+        ]
     steps = ["export", "import", "score_from_cache", "metrics"]
     print(f"{'N':>8} " + " ".join(f"{s:>28}" for s in steps))
     for row in rows:
