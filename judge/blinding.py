@@ -170,6 +170,12 @@ def _redact(text: str, lowered: str, secrets: Iterable[str]) -> tuple[str, int]:
         return text, 0
     if any("\n" in s for s in present):
         return _until_stable(pattern, text)
+    return _redact_lines(text, lowered, pattern, present)
+
+
+def _redact_lines(
+    text: str, lowered: str, pattern: re.Pattern[str], present: list[str]
+) -> tuple[str, int]:
     lines, total = text.split("\n"), 0
     for index, line in enumerate(lowered.split("\n")):
         if any(s in line for s in present):

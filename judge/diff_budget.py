@@ -86,16 +86,21 @@ class FileChunk:
         return f"{self.path} (+{added}/-{removed} lines)"
 
 
-def _is_other(path: str, text: str) -> bool:
+def _is_data(path: str) -> bool:
+    """A lock file, a data format, or a file under a generated directory."""
     lower = path.lower()
-    name = lower.rsplit("/", 1)[-1]
-    if name in LOCK_FILES or lower.endswith(DATA_SUFFIXES):
-        return True
-    if any(part in f"/{lower}" for part in (f"/{d}" for d in GENERATED_DIRS)):
-        return True
-    added = (x[1:] for x in text.split("\n") if x.startswith("+") and not x.startswith("+++ "))
-    first = next(added, None)  # a whitespace flood: lines added, none with anything on them
-    return first is not None and not first.strip() and not any(x.strip() for x in added)
+    generated = any(f"/{d}" in f"/{lower}" for d in GENERATED_DIRS)
+    return lower.rsplit("/", 1)[-1] in LOCK_FILES or lower.endswith(DATA_SUFFIXES) or generated
+
+
+def _whitespace_flood(text: str) -> bool:
+    """Lines added, none with anything on them."""
+    added = [x[1:] for x in text.split("\n") if x.startswith("+") and not x.startswith("+++ ")]
+    return bool(added) and not any(x.strip() for x in added)
+
+
+def _is_other(path: str, text: str) -> bool:
+    return _is_data(path) or _whitespace_flood(text)
 
 
 def file_rank(path: str, text: str) -> int:
@@ -116,21 +121,23 @@ def line_starts(text: str, prefix: str) -> list[int]:
     return found
 
 
+def _file_starts(diff: str) -> list[int]:
+    """Where each file's part begins (`diff --git`, or `---`/`+++` without it), from 0."""
+    starts = line_starts(diff, "diff --git ") or [m.start() for m in _PLAIN_START.finditer(diff)]
+    return starts if starts[:1] == [0] else [0, *starts]
+
+
+def _chunk(text: str) -> FileChunk:
+    match = _PATH.search(text)
+    path = next((g for g in match.groups() if g), "") if match else ""
+    return FileChunk(text, path, file_rank(path, text))
+
+
 def split_files(diff: str) -> list[FileChunk]:
-    """The diff cut at each file header (`diff --git`, or `---`/`+++` without it)."""
-    starts = line_starts(diff, "diff --git ")
-    if not starts:
-        starts = [m.start() for m in _PLAIN_START.finditer(diff)]
-    if not starts or starts[0] != 0:
-        starts = [0, *starts]
-    bounds = [*starts, len(diff)]
-    chunks = []
-    for begin, end in itertools.pairwise(bounds):
-        text = diff[begin:end]
-        match = _PATH.search(text)
-        path = next((g for g in match.groups() if g), "") if match else ""
-        chunks.append(FileChunk(text, path, file_rank(path, text)))
-    return [c for c in chunks if c.text]
+    """The diff cut at each file header."""
+    bounds = [*_file_starts(diff), len(diff)]
+    texts = (diff[begin:end] for begin, end in itertools.pairwise(bounds))
+    return [_chunk(text) for text in texts if text]
 
 
 def _fit_hunks(chunk: FileChunk, budget_chars: int) -> str | None:
@@ -171,10 +178,12 @@ def budget_diff(diff: str, max_tokens: int) -> tuple[str, bool]:
     shown = _choose(chunks, max(budget, 0))
     if not shown:
         return truncate(diff, max_tokens)
-    parts = [shown[i] for i in sorted(shown)]
     omitted = [c.summary() for i, c in enumerate(chunks) if i not in shown]
-    if omitted:
-        parts.append(
-            f"[... truncated by file: {len(omitted)} files not shown: {'; '.join(omitted)} ...]"
-        )
+    parts = [shown[i] for i in sorted(shown)] + _omission_note(omitted)
     return "".join(p if p.endswith("\n") else p + "\n" for p in parts).rstrip("\n"), True
+
+
+def _omission_note(omitted: list[str]) -> list[str]:
+    if not omitted:
+        return []
+    return [f"[... truncated by file: {len(omitted)} files not shown: {'; '.join(omitted)} ...]"]

@@ -39,11 +39,13 @@ def _weighted(results: Sequence[CriterionResult], credit) -> float | None:
     answered = [r for r in results if r.answer is not None]
     if not answered:
         return None
-    achieve = [r for r in answered if not r.preservation]
-    protect = [r for r in answered if r.preservation]
-    base = sum(r.weight for r in achieve)
-    met = sum(r.weight * credit(r) for r in achieve)
-    broken = sum(r.weight * (1.0 - credit(r)) for r in protect)
+    base = met = broken = 0.0
+    for result in answered:
+        weight, earned = result.weight, credit(result)
+        if result.preservation:
+            broken += weight * (1.0 - earned)
+        else:
+            base, met = base + weight, met + weight * earned
     return max(met - broken, 0.0) / base if base else 0.0
 
 

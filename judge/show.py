@@ -95,15 +95,27 @@ def _caption(judgement: Judgement) -> list[str]:
             "score = (met achievement weight - broken preservation weight) / answered "
             "achievement weight, at least 0"
         )
-    view = judgement.view or {}
-    if judgement.facts is None and view:
-        lines.append(f"repository view unavailable: {view.get('note')}")
-    for fact in judgement.facts or []:
-        where = f"{fact['path']}:{fact['line']}" if fact.get("line") else fact["path"]
-        lines.append(f"fact: {where}: {fact['message']}")
-    if judgement.facts == []:
-        lines.append("facts: none found")
-    for item in view.get("context", []):
-        start, end = item["lines"]
-        lines.append(f"context: {item['kind']} {item['path']}:{start}-{end} {item['name']}")
-    return lines
+    return lines + _fact_lines(judgement) + _context_lines(judgement.view or {})
+
+
+def _fact_lines(judgement: Judgement) -> list[str]:
+    """The static facts shown; why there were none, when the view was unavailable."""
+    if judgement.facts is None:
+        return (
+            [f"repository view unavailable: {judgement.view.get('note')}"] if judgement.view else []
+        )
+    if not judgement.facts:
+        return ["facts: none found"]
+    return [f"fact: {_where(fact)}: {fact['message']}" for fact in judgement.facts]
+
+
+def _where(fact: dict) -> str:
+    return f"{fact['path']}:{fact['line']}" if fact.get("line") else fact["path"]
+
+
+def _context_lines(view: dict) -> list[str]:
+    return [
+        f"context: {item['kind']} {item['path']}:{item['lines'][0]}-{item['lines'][1]} "
+        f"{item['name']}"
+        for item in view.get("context", [])
+    ]

@@ -39,22 +39,31 @@ def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef, bound: bool):
     return positional, required, keywords, kw_required
 
 
+def _countable(call: ast.Call, node: ast.AST) -> bool:
+    """A plain function called without *args / **kwargs: its arguments can be counted."""
+    unpacked = any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    )
+    return isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not unpacked
+
+
 def _problem(call: ast.Call, target: Definition, bound: bool) -> str | None:
     node = target.node
-    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+    if not _countable(call, node):
         return None
-    starred = any(isinstance(a, ast.Starred) for a in call.args)
-    if starred or any(k.arg is None for k in call.keywords):
-        return None  # *args / **kwargs at the call site: cannot count
     positional, required, keywords, kw_required = _parameters(node, bound)
     given = {k.arg for k in call.keywords}
     if node.args.vararg is None and len(call.args) > len(positional):
         return f"{len(call.args)} positional arguments, the definition takes {len(positional)}"
-    unknown = sorted(given - keywords)
-    if node.args.kwarg is None and unknown:
-        return f"unknown keyword argument {unknown[0]!r}"
+    unknown = sorted(given - keywords) if node.args.kwarg is None else []
     missing = [p for p in required[len(call.args) :] if p not in given]
     missing += sorted(kw_required - given)
+    return _first_problem(unknown, missing)
+
+
+def _first_problem(unknown: list[str], missing: list[str]) -> str | None:
+    if unknown:
+        return f"unknown keyword argument {unknown[0]!r}"
     return f"missing required argument {missing[0]!r}" if missing else None
 
 

@@ -24,6 +24,7 @@ Grep = Callable[[str], list[str]]
 WINDOW_LINES = 15
 MAX_CALLEES = 8
 MAX_CALLERS = 5
+_NOT_CODE = ("#", '"', "'", "*", "//")  # a grep hit in a comment or docstring
 _CALL = re.compile(r"(?:\.|\b)([A-Za-z_]\w*)\s*\(")
 _COMMON = frozenset(set(dir(builtins)) | set(keyword.kwlist) | {"self", "cls", "super"})
 
@@ -174,28 +175,31 @@ class CodeContext:
         return items
 
     def callers(self, changed: list[ContextItem]) -> list[ContextItem]:
-        items: list[ContextItem] = []
-        seen: set[tuple[str, str]] = set()
-        for item in changed:
-            name = item.name.rsplit(".", 1)[-1]
-            if item.kind != "changed_body" or name.startswith("__"):
-                continue
+        """Up to MAX_CALLERS functions that call a changed one (outside tests), each once."""
+        names = [item.name.rsplit(".", 1)[-1] for item in changed if item.kind == "changed_body"]
+        found: dict[tuple[str, str], ContextItem] = {}
+        for name in (n for n in names if not n.startswith("__")):
             for row in self.grep(rf"\b{re.escape(name)}\s*\(")[: MAX_CALLERS * 3]:
-                path, _, rest = row.partition(":")
-                number = rest.partition(":")[0]
-                if is_test_path(path) or not number.isdigit():
-                    continue
-                found = innermost(self.defs(path), int(number))
-                if found is None or found.name == name:
-                    continue
-                call = rest.partition(":")[2].strip()[:160]
-                if call.startswith(("#", '"', "'", "*", "//")) or (path, found.qualname) in seen:
-                    continue  # a comment or docstring, or a caller already shown
-                seen.add((path, found.qualname))
-                items.append(_signature_item(path, found, "caller", f"\n  {number:>5}   {call}"))
-                if len(items) >= MAX_CALLERS:
-                    return items
-        return items
+                caller = self._caller(row, name)
+                if caller is not None:
+                    found.setdefault(caller[0], caller[1])
+                if len(found) >= MAX_CALLERS:
+                    return list(found.values())
+        return list(found.values())
+
+    def _caller(self, row: str, name: str) -> tuple[tuple[str, str], ContextItem] | None:
+        """A `git grep -n` row as the calling function's signature and the call line; None
+        for tests, recursion, comments and docstrings."""
+        path, _, rest = row.partition(":")
+        number, _, text = rest.partition(":")
+        if is_test_path(path) or not number.isdigit():
+            return None
+        definition = innermost(self.defs(path), int(number))
+        call = text.strip()[:160]
+        if definition is None or definition.name == name or call.startswith(_NOT_CODE):
+            return None
+        item = _signature_item(path, definition, "caller", f"\n  {number:>5}   {call}")
+        return (path, definition.qualname), item
 
 
 def fit(items: list[ContextItem], max_tokens: int) -> tuple[list[ContextItem], list[ContextItem]]:

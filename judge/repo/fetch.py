@@ -47,29 +47,40 @@ def _ensure_commits(clone: Path, commits: set[str]) -> list[str]:
     return [c for c in missing if not _has_commit(clone, c)]
 
 
-def fetch_repos(tasks: list[Task], repos_dir: Path, url_template: str = DEFAULT_URL) -> FetchReport:
-    report = FetchReport()
+def _wanted(tasks: list[Task]) -> dict[str, set[str]]:
+    """Repository → the base commits its tasks need (unsafe names and commits left out)."""
     wanted: dict[str, set[str]] = {}
     for task in tasks:
         if task.repo and _REPO.match(task.repo) and is_safe_commit(task.base_commit or ""):
             wanted.setdefault(task.repo, set()).add(task.base_commit)
-    for repo, commits in sorted(wanted.items()):
-        clone = find_clone(repos_dir, repo)
+    return wanted
+
+
+def _clone_for(repo: str, repos_dir: Path, url_template: str, report: FetchReport) -> Path | None:
+    """The repository's clone: found, or made now (recorded in the report either way)."""
+    clone = find_clone(repos_dir, repo)
+    if clone is not None:
+        report.present.append(repo)
+        return clone
+    owner, name = repo.split("/")
+    if not (is_safe_path(owner) and is_safe_path(name)):
+        return None
+    target = repos_dir / f"{owner}__{name}"
+    error = _clone(repo, target, url_template.format(repo=repo))
+    if error:
+        report.failed[repo] = error
+        return None
+    report.cloned.append(repo)
+    return target
+
+
+def fetch_repos(tasks: list[Task], repos_dir: Path, url_template: str = DEFAULT_URL) -> FetchReport:
+    report = FetchReport()
+    for repo, commits in sorted(_wanted(tasks).items()):
+        clone = _clone_for(repo, repos_dir, url_template, report)
         if clone is None:
-            owner, name = repo.split("/")
-            target = repos_dir / f"{owner}__{name}"
-            if not (is_safe_path(owner) and is_safe_path(name)):
-                continue
-            error = _clone(repo, target, url_template.format(repo=repo))
-            if error:
-                report.failed[repo] = error
-                continue
-            report.cloned.append(repo)
-            clone = target
-        else:
-            report.present.append(repo)
+            continue
         report.commits_checked += len(commits)
-        missing = _ensure_commits(clone, commits)
-        if missing:
+        if missing := _ensure_commits(clone, commits):
             report.missing_commits[repo] = missing
     return report
