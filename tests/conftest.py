@@ -194,6 +194,46 @@ def calc_repo(tmp_path) -> tuple[Path, str, str]:
     return repos_dir, base, fix
 
 
+POLY_BASE = {  # Java and TypeScript: the judge's view reads them with tree-sitter
+    "shop/Cart.java": (
+        "package shop;\n"
+        "\n"
+        "public class Cart {\n"
+        "    private int total = 0;\n"
+        "\n"
+        "    public int add(int price) {\n"
+        "        total = total - price;\n"
+        "        return total;\n"
+        "    }\n"
+        "\n"
+        "    public int checkout() {\n"
+        "        return add(0) * 2;\n"
+        "    }\n"
+        "}\n"
+    ),
+    "web/cart.ts": (
+        "export const discount = (price: number): number => {\n"
+        "  return price * 0.9;\n"
+        "};\n"
+        "\n"
+        "export function pay(price: number) {\n"
+        "  return discount(price) + 1;\n"
+        "}\n"
+    ),
+}
+
+
+@pytest.fixture
+def poly_repo(tmp_path) -> tuple[Path, str]:
+    """A Java and TypeScript repository built by the test, as `repos_dir/shop/shop`; returns
+    (repos_dir, base commit)."""
+    repos_dir = tmp_path / "repos"
+    repo = repos_dir / "shop" / "shop"
+    repo.mkdir(parents=True)
+    _git(repo, "init", "-q", "-b", "main")
+    return repos_dir, commit_files(repo, POLY_BASE, "base")
+
+
 CALC_FIX_PATCH = (  # the merged fix of the calc task: it calls a function only the fix commit has
     "diff --git a/calc/ops.py b/calc/ops.py\n--- a/calc/ops.py\n+++ b/calc/ops.py\n"
     "@@ -3,7 +3,7 @@\n \n \n def add(a, b):\n"

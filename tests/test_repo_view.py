@@ -155,3 +155,42 @@ def test_views_are_cached_per_base_commit_and_patch(calc_repo, tmp_path):
     (repos_dir / "calc" / "calc" / ".git").rename(tmp_path / "moved")  # the clone is gone
     assert viewer.view(_task(base), UNDEFINED) == first  # answered from the cache
     assert isinstance(first.facts[0], Fact)
+
+
+JAVA_BODY = _patch(
+    "shop/Cart.java", 7, ["-        total = total - price;", "+        total = total + price;",
+                          "         return total;"],
+)  # fmt: skip
+JAVA_FIELD = _patch(
+    "shop/Cart.java", 4, ["-    private int total = 0;", "+    private int total = 1;"]
+)
+TS_BODY = _patch("web/cart.ts", 2, ["-  return price * 0.9;", "+  return price * 0.8;", " };"])
+
+
+@pytest.mark.parametrize(
+    ("patch", "body", "lines", "caller", "shown"),
+    [
+        (JAVA_BODY, "Cart.add", [6, 9], "Cart.checkout", ["public int add(int price) {",
+                                                          "return add(0) * 2;"]),
+        (TS_BODY, "discount", [1, 3], "pay", ["export const discount = (price: number)",
+                                              "return discount(price) + 1;"]),
+    ],
+)  # fmt: skip
+def test_java_and_typescript_show_the_changed_function_and_its_callers(
+    poly_repo, patch, body, lines, caller, shown
+):
+    repos_dir, base = poly_repo
+    view = CodeViewer(repos_dir, max_tokens=2000).view(_task(base, "shop/shop"), patch)
+    assert {"path": patch.split(" b/")[1].split("\n")[0], "name": body,
+            "kind": "changed_body", "lines": lines} in view.context  # fmt: skip
+    assert [c["name"] for c in view.context if c["kind"] == "caller"] == [caller]
+    assert all(text in view.context_text for text in shown)
+    assert not any(c["kind"] == "window" for c in view.context)
+
+
+def test_a_java_change_outside_any_method_gets_the_lines_around_it(poly_repo):
+    repos_dir, base = poly_repo
+    view = CodeViewer(repos_dir, max_tokens=2000).view(_task(base, "shop/shop"), JAVA_FIELD)
+    assert [c["kind"] for c in view.context] == ["window"]  # not the whole class
+    assert "private int total = 0;" in view.context_text
+    assert view.context[0]["lines"] == [1, 14]

@@ -3,7 +3,8 @@
 For each file a patch changes: the whole pre-change body of every function or class a hunk
 touches; the signatures (and first docstring line) of repository definitions that the added
 lines call; and the definitions that call what changed. Ranked in that order and capped by a
-token budget. Python is read with `ast`; other languages get line windows around each hunk.
+token budget. Python is read with `ast`, Java, JavaScript and TypeScript with tree-sitter
+(there, a hunk outside any function gets the lines around it); other files get line windows.
 """
 
 from __future__ import annotations
@@ -16,10 +17,24 @@ from dataclasses import dataclass
 
 from judge.diff import FileDiff, Hunk, ParsedDiff, is_test_path
 from judge.fencing import estimate_tokens, truncate
+from judge.repo import tree_defs
 from judge.repo.python_defs import Definition, definitions, innermost
+from judge.repo.syntax import suffix
 
 Reader = Callable[[str], str | None]
-Grep = Callable[[str], list[str]]
+Grep = Callable[[str, tuple[str, ...]], list[str]]
+"""(extended regex, path globs) → `path:line:text` rows at the base commit."""
+
+PYTHON_GLOBS = ("*.py",)
+# a caller is searched for among files of the changed file's own language family
+FAMILIES = {
+    ".py": PYTHON_GLOBS,
+    ".java": ("*.java",),
+    **dict.fromkeys(
+        (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx"),
+        ("*.js", "*.jsx", "*.mjs", "*.cjs", "*.ts", "*.tsx"),
+    ),
+}
 
 WINDOW_LINES = 15
 MAX_CALLEES = 8
@@ -95,36 +110,61 @@ def _changed_bodies(file: FileDiff, source: str) -> list[ContextItem]:
             found = innermost(defs, line)
             if found is not None:
                 chosen.setdefault(found.qualname, found)
-    return [
-        ContextItem(file.path, d.qualname, "changed_body", d.start, d.end,
-                    _lines(source, d.start, d.end))
-        for d in chosen.values()
-    ]  # fmt: skip
+    return [_body_item(file.path, source, d) for d in chosen.values()]
+
+
+def _window(file: FileDiff, source: str, hunk: Hunk) -> ContextItem:
+    touched = touched_old_lines(hunk) or [hunk.old_start]
+    start = max(min(touched) - WINDOW_LINES, 1)
+    end = max(touched) + WINDOW_LINES
+    last = min(end, len(source.splitlines()))
+    text = _lines(source, start, end)
+    return ContextItem(file.path, hunk.section or file.path, "window", start, last, text)
 
 
 def _windows(file: FileDiff, source: str) -> list[ContextItem]:
-    items = []
+    return [_window(file, source, hunk) for hunk in file.hunks]
+
+
+def _function_bodies(file: FileDiff, source: str, defs: list[Definition]) -> list[ContextItem]:
+    """Java/JS/TS: the whole function or method each hunk touches; a hunk outside any (a
+    field, an import) gets the lines around it, not a whole class."""
+    functions = [d for d in defs if d.kind == "def"]
+    bodies: dict[str, Definition] = {}
+    windows = []
     for hunk in file.hunks:
-        touched = touched_old_lines(hunk) or [hunk.old_start]
-        start = max(min(touched) - WINDOW_LINES, 1)
-        end = max(touched) + WINDOW_LINES
-        items.append(
-            ContextItem(
-                file.path,
-                hunk.section or file.path,
-                "window",
-                start,
-                min(end, len(source.splitlines())),
-                _lines(source, start, end),
-            )
-        )
-    return items
+        found = [innermost(functions, line) for line in touched_old_lines(hunk)]
+        for definition in (d for d in found if d is not None):
+            bodies.setdefault(definition.qualname, definition)
+        if not any(found):
+            windows.append(_window(file, source, hunk))
+    return [_body_item(file.path, source, d) for d in bodies.values()] + windows
+
+
+def _body_item(path: str, source: str, d: Definition) -> ContextItem:
+    return ContextItem(
+        path, d.qualname, "changed_body", d.start, d.end, _lines(source, d.start, d.end)
+    )
 
 
 def _signature_item(path: str, d: Definition, kind: str, extra: str = "") -> ContextItem:
     doc = f'\n      """{d.doc}"""' if d.doc else ""
     text = f"{d.start:>5} {d.signature}{doc}{extra}"
     return ContextItem(path, d.qualname, kind, d.start, d.end, text)
+
+
+def _definitions(path: str, source: str) -> list[Definition]:
+    return definitions(source) if path.endswith(".py") else tree_defs.definitions(path, source)
+
+
+def _file_items(file: FileDiff, source: str, defs: list[Definition]) -> list[ContextItem]:
+    """Python: the bodies a hunk touches; Java/JS/TS: the functions, else windows; any other
+    file, or one that does not parse: windows."""
+    if not defs:
+        return _windows(file, source)
+    if file.old_path.endswith(".py"):
+        return _changed_bodies(file, source)
+    return _function_bodies(file, source, defs)
 
 
 class CodeContext:
@@ -136,8 +176,8 @@ class CodeContext:
 
     def defs(self, path: str) -> list[Definition]:
         if path not in self._defs:
-            source = self.read(path) if path.endswith(".py") else None
-            self._defs[path] = definitions(source) if source else []
+            source = self.read(path) if suffix(path) in FAMILIES else None
+            self._defs[path] = _definitions(path, source) if source else []
         return self._defs[path]
 
     def changed(self, parsed: ParsedDiff) -> list[ContextItem]:
@@ -148,8 +188,7 @@ class CodeContext:
             source = self.read(file.old_path)
             if source is None:
                 continue
-            python = file.old_path.endswith(".py") and definitions(source)
-            items += _changed_bodies(file, source) if python else _windows(file, source)
+            items += _file_items(file, source, self.defs(file.old_path))
         return items
 
     def find(self, name: str, local: list[str]) -> list[tuple[str, Definition]]:
@@ -158,7 +197,7 @@ class CodeContext:
         if hits:
             return hits
         pattern = rf"^\s*(async\s+)?(def|class)\s+{re.escape(name)}\b"
-        paths = {row.split(":", 1)[0] for row in self.grep(pattern)}
+        paths = {row.split(":", 1)[0] for row in self.grep(pattern, PYTHON_GLOBS)}
         return [
             (p, d)
             for p in sorted(paths)
@@ -176,10 +215,14 @@ class CodeContext:
 
     def callers(self, changed: list[ContextItem]) -> list[ContextItem]:
         """Up to MAX_CALLERS functions that call a changed one (outside tests), each once."""
-        names = [item.name.rsplit(".", 1)[-1] for item in changed if item.kind == "changed_body"]
+        names = [
+            (item.name.rsplit(".", 1)[-1], FAMILIES.get(suffix(item.path), PYTHON_GLOBS))
+            for item in changed
+            if item.kind == "changed_body"
+        ]
         found: dict[tuple[str, str], ContextItem] = {}
-        for name in (n for n in names if not n.startswith("__")):
-            for row in self.grep(rf"\b{re.escape(name)}\s*\(")[: MAX_CALLERS * 3]:
+        for name, globs in ((n, g) for n, g in names if not n.startswith("__")):
+            for row in self.grep(rf"\b{re.escape(name)}\s*\(", globs)[: MAX_CALLERS * 3]:
                 caller = self._caller(row, name)
                 if caller is not None:
                     found.setdefault(caller[0], caller[1])

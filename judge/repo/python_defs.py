@@ -18,7 +18,7 @@ class Definition:
     end: int
     signature: str
     doc: str
-    node: ast.AST
+    node: ast.AST | None  # the `ast` node (Python only: call checks read it)
     in_class: bool = False  # a method (bound to self or cls), not a nested function
 
     def contains(self, line: int) -> bool:

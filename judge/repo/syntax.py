@@ -27,7 +27,8 @@ def checkable(path: str) -> bool:
 
 
 @cache
-def _parser(ext: str):
+def parser(ext: str):
+    """The tree-sitter parser for a file suffix (the grammar wheel is imported on first use)."""
     import importlib
 
     from tree_sitter import Language, Parser
@@ -58,7 +59,7 @@ def syntax_error(path: str, source: str) -> tuple[int | None, str] | None:
         return None
     if ext not in GRAMMARS:
         return None
-    tree = _parser(ext).parse(source.encode("utf-8", errors="replace"))
+    tree = parser(ext).parse(source.encode("utf-8", errors="replace"))
     if not tree.root_node.has_error:
         return None
     return _first_error(tree.root_node), "the parser reports a syntax error"

@@ -23,7 +23,6 @@ from judge.repo.facts import Fact, static_facts
 from judge.repo.git import find_clone, grep_at_commit, is_safe_commit, patched_tree, read_at_commit
 
 VIEW_VERSION = 2
-SOURCE_GLOBS = ("*.py",)
 
 
 class JudgeView(BaseModel):
@@ -98,7 +97,7 @@ class CodeViewer:
             return unavailable(f"malformed diff: {exc}")
         builder = CodeContext(
             cache(lambda p: read_at_commit(clone, commit, p)),
-            cache(lambda pattern: grep_at_commit(clone, commit, pattern, SOURCE_GLOBS)),
+            cache(lambda pattern, globs: grep_at_commit(clone, commit, pattern, globs)),
         )
         shown, left_out = (
             code_context(parsed, builder, self.max_tokens) if self.max_tokens else ([], [])
