@@ -220,6 +220,7 @@ POLY_BASE = {  # Java and TypeScript: the judge's view reads them with tree-sitt
         "  return discount(price) + 1;\n"
         "}\n"
     ),
+    "web/tax.ts": "export function tax(amount: number): number {\n  return amount * 0.2;\n}\n",
 }
 
 

@@ -194,3 +194,20 @@ def test_a_java_change_outside_any_method_gets_the_lines_around_it(poly_repo):
     assert [c["kind"] for c in view.context] == ["window"]  # not the whole class
     assert "private int total = 0;" in view.context_text
     assert view.context[0]["lines"] == [1, 14]
+
+
+TS_CALLS = _patch(
+    "web/cart.ts", 6, ["-  return discount(price) + 1;", "+  return discount(price) + tax(price);",
+                       " }"],
+)  # fmt: skip
+
+
+def test_typescript_callees_are_found_in_the_file_and_across_the_repository(poly_repo):
+    repos_dir, base = poly_repo
+    view = CodeViewer(repos_dir, max_tokens=2000).view(_task(base, "shop/shop"), TS_CALLS)
+    callees = [(c["path"], c["name"]) for c in view.context if c["kind"] == "callee"]
+    assert callees == [("web/cart.ts", "discount"), ("web/tax.ts", "tax")]
+    assert "1 function tax(amount: number): number" in view.context_text
+    assert {"path": "web/cart.ts", "name": "pay", "kind": "changed_body", "lines": [5, 7]} in (
+        view.context
+    )

@@ -5,6 +5,7 @@ touches; the signatures (and first docstring line) of repository definitions tha
 lines call; and the definitions that call what changed. Ranked in that order and capped by a
 token budget. Python is read with `ast`, Java, JavaScript and TypeScript with tree-sitter
 (there, a hunk outside any function gets the lines around it); other files get line windows.
+Callees and callers are searched among files of the changed file's own language family.
 """
 
 from __future__ import annotations
@@ -42,6 +43,13 @@ MAX_CALLERS = 5
 _NOT_CODE = ("#", '"', "'", "*", "//")  # a grep hit in a comment or docstring
 _CALL = re.compile(r"(?:\.|\b)([A-Za-z_]\w*)\s*\(")
 _COMMON = frozenset(set(dir(builtins)) | set(keyword.kwlist) | {"self", "cls", "super"})
+# Java and JavaScript words that a call-shaped regex would take for calls
+_C_KEYWORDS = frozenset(
+    {"switch", "catch", "function", "new", "this", "typeof", "synchronized", "throw", "do",
+     "instanceof", "void", "delete", "await", "yield", "require", "console", "String", "Object",
+     "Math", "Array", "Number", "Boolean", "Promise", "JSON", "Error", "get", "set", "equals",
+     "toString", "hashCode", "length", "size", "push", "map", "filter", "forEach"}
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -83,17 +91,24 @@ def touched_old_lines(hunk: Hunk) -> list[int]:
     return touched
 
 
-def called_names(parsed: ParsedDiff) -> list[str]:
-    """Names the added non-test lines call, in order of appearance, without builtins."""
+def family(path: str) -> tuple[str, ...] | None:
+    """The globs of the path's language family (None: a language we do not read)."""
+    return FAMILIES.get(suffix(path))
+
+
+def called_names(parsed: ParsedDiff, globs: tuple[str, ...] = PYTHON_GLOBS) -> list[str]:
+    """Names the added non-test lines of one language family call, in order of appearance,
+    without builtins and keywords."""
+    python = globs == PYTHON_GLOBS
+    comment, common = ("#", _COMMON) if python else ("//", _COMMON | _C_KEYWORDS)
     seen: dict[str, None] = {}
     for file in parsed.files:
-        if is_test_path(file.path):
+        if is_test_path(file.path) or family(file.path) != globs:
             continue
-        for hunk in file.hunks:
-            for line in hunk.added:
-                for name in _CALL.findall(line.split("#", 1)[0]):
-                    if name not in _COMMON:
-                        seen.setdefault(name)
+        for line in (line for hunk in file.hunks for line in hunk.added):
+            for name in _CALL.findall(line.split(comment, 1)[0]):
+                if name not in common:
+                    seen.setdefault(name)
     return list(seen)
 
 
@@ -191,26 +206,45 @@ class CodeContext:
             items += _file_items(file, source, self.defs(file.old_path))
         return items
 
-    def find(self, name: str, local: list[str]) -> list[tuple[str, Definition]]:
-        """Definitions named `name`: in the changed files first, else anywhere (non-test)."""
+    def find(
+        self, name: str, local: list[str], globs: tuple[str, ...] = PYTHON_GLOBS
+    ) -> list[tuple[str, Definition]]:
+        """Definitions named `name`: in the changed files first, else anywhere (non-test) in
+        the same language family."""
         hits = [(p, d) for p in local for d in self.defs(p) if d.name == name]
         if hits:
             return hits
+        found = self._defined(name) if globs == PYTHON_GLOBS else self._declared(name, globs)
+        return [(p, d) for p, d in found if not is_test_path(p)][:3]
+
+    def _defined(self, name: str) -> list[tuple[str, Definition]]:
+        """Python: files with a `def` or `class` line for the name, and those definitions."""
         pattern = rf"^\s*(async\s+)?(def|class)\s+{re.escape(name)}\b"
         paths = {row.split(":", 1)[0] for row in self.grep(pattern, PYTHON_GLOBS)}
-        return [
-            (p, d)
-            for p in sorted(paths)
-            if not is_test_path(p)
-            for d in self.defs(p)
-            if d.name == name
-        ][:3]
+        return [(p, d) for p in sorted(paths) for d in self.defs(p) if d.name == name]
+
+    def _declared(self, name: str, globs: tuple[str, ...]) -> list[tuple[str, Definition]]:
+        """Java/JS/TS: a grep hit `name(` on a definition's own header lines (a declaration
+        has no keyword to search for)."""
+        found = {}
+        for row in self.grep(rf"\b{re.escape(name)}\s*[(=]", globs):
+            path, _, rest = row.partition(":")
+            number = rest.partition(":")[0]
+            line = int(number) if number.isdigit() else 0
+            for d in self.defs(path):
+                if d.name == name and d.start <= line <= d.start + 2:
+                    found.setdefault((path, d.qualname), (path, d))
+        return sorted(found.values(), key=lambda pair: (pair[0], pair[1].start))
 
     def callees(self, parsed: ParsedDiff) -> list[ContextItem]:
-        local = [f.old_path for f in parsed.files if f.old_path and f.old_path.endswith(".py")]
+        """Signatures of what the added lines call, per language family, Python first."""
+        families = dict.fromkeys(f for f in map(family, parsed.paths) if f is not None)
         items = []
-        for name in called_names(parsed)[:MAX_CALLEES]:
-            items += [_signature_item(p, d, "callee") for p, d in self.find(name, local)]
+        for globs in sorted(families, key=lambda g: g != PYTHON_GLOBS):
+            local = [f.old_path for f in parsed.files if f.old_path and family(f.old_path) == globs]
+            for name in called_names(parsed, globs)[:MAX_CALLEES]:
+                found = self.find(name, local, globs)
+                items += [_signature_item(p, d, "callee") for p, d in found]
         return items
 
     def callers(self, changed: list[ContextItem]) -> list[ContextItem]:
