@@ -18,7 +18,7 @@ from judge.blind_judge import (
 )
 from judge.blinding import strip_git_metadata
 from judge.config import JudgeSettings
-from judge.diff import DiffError, ParsedDiff, parse_diff
+from judge.diff import ParsedDiff, parse_diff
 from judge.judgement import Judgement
 from judge.llm.client import LLMClient, ModelClient
 from judge.prompt_pool import Built, PromptJob, asked_rubric
@@ -108,7 +108,7 @@ class LLMJudge:
         """`judge` with the prompt a worker built (see `judge.prompt_pool`)."""
         if built is None:
             return empty_judgement(candidate, rubric, self.spec, run)
-        if isinstance(built, DiffError):
+        if isinstance(built, Exception):
             raise built
         return await self.ask(candidate, rubric, run, built)
 

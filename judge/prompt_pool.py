@@ -37,8 +37,13 @@ CHUNKS_AHEAD_PER_WORKER = 2
 MAX_AUTO_WORKERS = 4
 MIN_AUTO_ITEMS = 2_000  # below this, starting workers costs more than it saves
 
-Built = JudgePrompt | DiffError | None
-"""A prompt; the error a malformed diff raises; None for an empty patch (no prompt)."""
+class BuildFailure(Exception):
+    """Any other error building one candidate's prompt, as text (an exception from a worker
+    may not pickle); it fails that candidate alone, with the message it has in-process."""
+
+
+Built = JudgePrompt | DiffError | BuildFailure | None
+"""A prompt; the error building it raised; None for an empty patch (no prompt)."""
 
 
 @dataclass(frozen=True)
@@ -63,12 +68,14 @@ def asked_rubric(rubric: Rubric, hybrid: bool) -> Rubric:
 def build_prompt(job: PromptJob, candidate: Candidate, run: int) -> Built:
     if not candidate.patch.strip():
         return None
-    task = job.tasks[candidate.task_id]
-    rubric = asked_rubric(job.rubrics[candidate.task_id], job.hybrid)
     try:
+        task = job.tasks[candidate.task_id]
+        rubric = asked_rubric(job.rubrics[candidate.task_id], job.hybrid)
         return build_judge_prompt(task, candidate, rubric, job.settings, run, None, job.confidence)
     except DiffError as exc:
         return exc
+    except Exception as exc:  # one candidate's failure, never the whole run's
+        return BuildFailure(str(exc))
 
 
 _JOB: PromptJob | None = None

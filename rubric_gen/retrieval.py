@@ -32,6 +32,8 @@ PATH_BOOST = 5.0
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PATHLIKE = re.compile(r"[\w./-]+\.(?:py|js|jsx|ts|tsx|java)\b")
 _FRAME = re.compile(r'File "([^"]+)", line \d+, in (\w+)')
+_HYPHENATED = re.compile(r"(?<![\w-])(?:--)?([a-z][a-z0-9]*(?:-[a-z0-9]+)+)(?![\w-])")
+MIN_LITERAL_CHARS = 6
 
 
 @dataclass(frozen=True)
@@ -140,12 +142,28 @@ def _codelike(word: str, text: str) -> bool:
     )
 
 
+def hyphenated_names(task_text: str) -> set[str]:
+    """Hyphenated names the task uses (`unused-import`, `--ignore-paths`): a program's message
+    and option names, which no identifier can spell and its source holds as quoted strings."""
+    return {name for name in _HYPHENATED.findall(task_text) if len(name) >= MIN_LITERAL_CHARS}
+
+
+def quoting_files(files: dict[str, str], names: set[str]) -> set[str]:
+    """Files that hold one of the names as a string literal: where the option or message is
+    declared, even when that is class-level code no definition chunk covers."""
+    quoted = [f"{q}{name}{q}" for name in names for q in "\"'"]
+    return {path for path, text in files.items() if any(q in text for q in quoted)}
+
+
 def _path_named(path: str, named_paths: set[str]) -> bool:
     return any(path.endswith(n) or n.endswith(path) for n in named_paths)
 
 
-def rank(chunks: list[Chunk], task_text: str) -> list[Chunk]:
-    """Task-named definitions and files first, then BM25 over identifier tokens."""
+def rank(
+    chunks: list[Chunk], task_text: str, quoting: frozenset[str] | set[str] = frozenset()
+) -> list[Chunk]:
+    """Task-named definitions and files first (`quoting`: files holding a name the task uses
+    as a string literal count as named), then BM25 over identifier tokens."""
     if not chunks:
         return []
     corpus = [tokens(f"{c.path} {c.name} {c.text}") for c in chunks]
@@ -154,7 +172,7 @@ def rank(chunks: list[Chunk], task_text: str) -> list[Chunk]:
     boosted = [
         score
         + (NAMED_BOOST if c.name.rsplit(".", 1)[-1] in named else 0.0)
-        + (PATH_BOOST if _path_named(c.path, named_paths) else 0.0)
+        + (PATH_BOOST if _path_named(c.path, named_paths) or c.path in quoting else 0.0)
         for c, score in zip(chunks, scores, strict=True)
     ]
     order = sorted(range(len(chunks)), key=lambda i: (-boosted[i], chunks[i].path, chunks[i].start))
@@ -187,4 +205,5 @@ def retrieve(task: Task, repos_dir: Path, max_tokens: int) -> Retrieved:
     chunks = [c for path, text in files.items() if len(text) < MAX_FILE_BYTES
               for c in chunks_of(path, text)]  # fmt: skip
     text = f"{task.description}\n{task.hints or ''}"
-    return Retrieved(shown=fit(rank(chunks, text), max_tokens))
+    quoting = quoting_files(files, hyphenated_names(text))
+    return Retrieved(shown=fit(rank(chunks, text, quoting), max_tokens))

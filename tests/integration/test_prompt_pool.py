@@ -11,8 +11,17 @@ import pytest
 
 from judge import prompt_pool
 from judge.jsonl import read_jsonl
+from judge.judges import LLMJudge
+from judge.llm.client import LLMClient
 from judge.llm.providers.scripted import install_script
-from judge.prompt_pool import CHUNK, PromptJob, PromptPool, auto_workers, build_prompt
+from judge.prompt_pool import (
+    CHUNK,
+    BuildFailure,
+    PromptJob,
+    PromptPool,
+    auto_workers,
+    build_prompt,
+)
 from judge.records import Candidate
 from judge.rubric import Rubric
 from judge.score_run import ScoreJob, score
@@ -108,8 +117,19 @@ def test_how_many_workers(setting, planned, cores, allowed, expected, monkeypatc
     assert auto_workers(setting, planned, cores) == expected
 
 
-def test_an_empty_patch_needs_no_prompt(mini_rubrics):
+async def test_an_empty_patch_needs_no_prompt_and_a_failure_stays_with_its_candidate(
+    mini_rubrics,
+):
     settings, _ = mini_rubrics
     job = PromptJob({}, {}, settings.judge, hybrid=False, confidence="none")
     empty = Candidate(task_id="t", candidate_id="t@x", patch="  \n")
     assert build_prompt(job, empty, 0) is None
+    lost = Candidate(task_id="t", candidate_id="t@y", patch="--- a/x\n+++ b/x\n")
+    failure = build_prompt(job, lost, 0)  # its task is unknown to the job
+    assert isinstance(failure, BuildFailure) and str(failure) == "'t'"
+    install_script("pool-failure", diff_reading_judge)
+    client = LLMClient(settings.llm, use_cache=False)
+    judge = LLMJudge(client.model("scripted:pool-failure"), settings.judge)
+    with pytest.raises(BuildFailure, match="'t'"):
+        await judge.judge_built(lost, Rubric.model_construct(task_id="t", criteria=[]), 0, failure)
+    await client.aclose()
