@@ -152,6 +152,7 @@ def test_views_are_cached_per_base_commit_and_patch(calc_repo, tmp_path):
     viewer = CodeViewer(repos_dir, max_tokens=2000, cache_dir=tmp_path / "views")
     first = viewer.view(_task(base), UNDEFINED)
     assert len(list((tmp_path / "views").glob("*.json"))) == 1
+    assert not list((tmp_path / "views").glob("*.tmp"))  # written beside, then renamed
     (repos_dir / "calc" / "calc" / ".git").rename(tmp_path / "moved")  # the clone is gone
     assert viewer.view(_task(base), UNDEFINED) == first  # answered from the cache
     assert isinstance(first.facts[0], Fact)

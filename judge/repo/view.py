@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import tempfile
 from functools import cache
 from pathlib import Path
 
@@ -58,6 +60,15 @@ def without_binary(diff: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
+def _write_atomic(path: Path, text: str) -> None:
+    """Write beside and rename: views are built in threads, and two of them with the same
+    patch (runs > 1) once let a reader see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as handle:
+        handle.write(text)
+    os.replace(handle.name, path)
+
+
 def unavailable(note: str) -> JudgeView:
     return JudgeView(available=False, note=note)
 
@@ -79,8 +90,7 @@ class CodeViewer:
             return JudgeView.model_validate_json(path.read_text(encoding="utf-8"))
         view = self._build(task, patch)
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(view.model_dump_json(), encoding="utf-8")
+            _write_atomic(path, view.model_dump_json())
         return view
 
     def _build(self, task: Task, patch: str) -> JudgeView:
