@@ -99,17 +99,16 @@ def family(path: str) -> tuple[str, ...] | None:
 def called_names(parsed: ParsedDiff, globs: tuple[str, ...] = PYTHON_GLOBS) -> list[str]:
     """Names the added non-test lines of one language family call, in order of appearance,
     without builtins and keywords."""
-    python = globs == PYTHON_GLOBS
-    comment, common = ("#", _COMMON) if python else ("//", _COMMON | _C_KEYWORDS)
-    seen: dict[str, None] = {}
-    for file in parsed.files:
-        if is_test_path(file.path) or family(file.path) != globs:
-            continue
-        for line in (line for hunk in file.hunks for line in hunk.added):
-            for name in _CALL.findall(line.split(comment, 1)[0]):
-                if name not in common:
-                    seen.setdefault(name)
-    return list(seen)
+    comment, common = ("#", _COMMON) if globs == PYTHON_GLOBS else ("//", _COMMON | _C_KEYWORDS)
+    code = [line.split(comment, 1)[0] for line in _added_lines(parsed, globs)]
+    names = (name for line in code for name in _CALL.findall(line))
+    return list(dict.fromkeys(name for name in names if name not in common))
+
+
+def _added_lines(parsed: ParsedDiff, globs: tuple[str, ...]) -> list[str]:
+    """Lines the patch adds to non-test files of one language family."""
+    files = [f for f in parsed.files if not is_test_path(f.path) and family(f.path) == globs]
+    return [line for file in files for hunk in file.hunks for line in hunk.added]
 
 
 def _lines(source: str, start: int, end: int) -> str:
@@ -120,11 +119,8 @@ def _lines(source: str, start: int, end: int) -> str:
 def _changed_bodies(file: FileDiff, source: str) -> list[ContextItem]:
     defs = definitions(source)
     chosen: dict[str, Definition] = {}
-    for hunk in file.hunks:
-        for line in touched_old_lines(hunk):
-            found = innermost(defs, line)
-            if found is not None:
-                chosen.setdefault(found.qualname, found)
+    for definition in (d for hunk in file.hunks for d in _touched_defs(defs, hunk)):
+        chosen.setdefault(definition.qualname, definition)  # the first of a repeated name
     return [_body_item(file.path, source, d) for d in chosen.values()]
 
 
@@ -145,15 +141,16 @@ def _function_bodies(file: FileDiff, source: str, defs: list[Definition]) -> lis
     """Java/JS/TS: the whole function or method each hunk touches; a hunk outside any (a
     field, an import) gets the lines around it, not a whole class."""
     functions = [d for d in defs if d.kind == "def"]
-    bodies: dict[str, Definition] = {}
-    windows = []
-    for hunk in file.hunks:
-        found = [innermost(functions, line) for line in touched_old_lines(hunk)]
-        for definition in (d for d in found if d is not None):
-            bodies.setdefault(definition.qualname, definition)
-        if not any(found):
-            windows.append(_window(file, source, hunk))
-    return [_body_item(file.path, source, d) for d in bodies.values()] + windows
+    per_hunk = [(hunk, _touched_defs(functions, hunk)) for hunk in file.hunks]
+    bodies = dict.fromkeys(d for _, found in per_hunk for d in found)  # overloads each shown
+    windows = [_window(file, source, hunk) for hunk, found in per_hunk if not found]
+    return [_body_item(file.path, source, d) for d in bodies] + windows
+
+
+def _touched_defs(defs: list[Definition], hunk: Hunk) -> list[Definition]:
+    """The innermost definition of each line the hunk touches, in order, repeats removed."""
+    found = (innermost(defs, line) for line in touched_old_lines(hunk))
+    return list(dict.fromkeys(d for d in found if d is not None))
 
 
 def _body_item(path: str, source: str, d: Definition) -> ContextItem:
