@@ -38,13 +38,3 @@ async def mini_rubrics(mini, tmp_path):
     path = tmp_path / "r.jsonl"
     await generate_rubrics(RubricJob(str(mini / "tasks.jsonl"), "reference", path), settings)
     return settings, path
-
-
-@pytest.fixture
-def with_workers(mini_rubrics, tmp_path):
-    """The mini run's rubrics, and settings with two prompt workers forced on."""
-    _, rubrics = mini_rubrics
-    forced = load_app_settings(
-        sets=[f"llm.cache_path={tmp_path / 'w.sqlite'}", "judge.prompt_workers=2"]
-    )
-    return forced, rubrics

@@ -1,6 +1,6 @@
-"""Prompt workers: judgements and exports are byte-identical with and without them, a bad
-diff is reported the same way, order is kept, and the candidate stream is read only a few
-chunks ahead."""
+"""Prompt workers (their judgements and exports are checked against the golden files in
+test_streaming.py): a bad diff is reported the same way, order is kept, and the candidate
+stream is read only a few chunks ahead."""
 
 from __future__ import annotations
 
@@ -28,28 +28,6 @@ from judge.score_run import ScoreJob, score
 from tests.scripted_llm import diff_reading_judge
 
 pytestmark = pytest.mark.integration
-
-
-async def test_judgements_with_workers_are_the_golden_ones(
-    mini, tmp_path, with_workers, golden, normalised
-):
-    settings, rubrics = with_workers
-    install_script("golden", diff_reading_judge)
-    job = ScoreJob(str(mini / "tasks.jsonl"), str(mini / "candidates.jsonl"), rubrics,
-                   "scripted:golden", tmp_path / "run", runs=2)  # fmt: skip
-    summary = await score(job, settings)
-    assert summary.judged == 14 and summary.errors == []
-    ours = normalised(tmp_path / "run" / "judgements.jsonl")
-    assert ours == (golden / "score_mini.jsonl").read_text().splitlines()
-
-
-async def test_an_export_with_workers_is_the_golden_one(mini, tmp_path, with_workers, golden):
-    settings, rubrics = with_workers
-    job = ScoreJob(str(mini / "tasks.jsonl"), str(mini / "candidates.jsonl"), rubrics,
-                   "openai:gpt-4.1-mini", tmp_path / "run", runs=2)  # fmt: skip
-    summary = await score(job, settings, export=tmp_path / "req.jsonl")
-    assert summary.exported == 12
-    assert (tmp_path / "req.jsonl").read_bytes() == (golden / "export_mini.jsonl").read_bytes()
 
 
 async def test_a_bad_diff_is_reported_alike_with_and_without_workers(mini, tmp_path,

@@ -1,6 +1,7 @@
 """Streaming stages keep their output byte-identical to the in-memory ones (golden files made
-before the change, with `created_at` blanked), resume without rescanning per item, and a torn
-last line is still cut off by reading only the file's tail."""
+before the change, with `created_at` blanked), with or without prompt workers; they resume
+without rescanning per item, and a torn last line is still cut off by reading only the file's
+tail."""
 
 from __future__ import annotations
 
@@ -13,12 +14,21 @@ from judge.score_run import ScoreJob, done_keys, score
 from tests.scripted_llm import diff_reading_judge
 
 pytestmark = pytest.mark.integration
+WORKERS = pytest.mark.parametrize("workers", [0, 2], ids=["in-process", "two-prompt-workers"])
 
 
+def _with_workers(settings, workers: int):
+    return settings.model_copy(
+        update={"judge": settings.judge.model_copy(update={"prompt_workers": workers})}
+    )
+
+
+@WORKERS
 async def test_judgements_are_byte_identical_to_the_in_memory_version(
-    mini, tmp_path, mini_rubrics, golden, normalised
+    mini, tmp_path, mini_rubrics, golden, normalised, workers
 ):
     settings, rubrics = mini_rubrics
+    settings = _with_workers(settings, workers)
     install_script("golden", diff_reading_judge)
     job = ScoreJob(str(mini / "tasks.jsonl"), str(mini / "candidates.jsonl"), rubrics,
                    "scripted:golden", tmp_path / "run", runs=2)  # fmt: skip
@@ -30,8 +40,10 @@ async def test_judgements_are_byte_identical_to_the_in_memory_version(
     assert (again.judged, again.skipped_done) == (0, 14)
 
 
-async def test_exported_requests_are_byte_identical(mini, tmp_path, mini_rubrics, golden):
+@WORKERS
+async def test_exported_requests_are_byte_identical(mini, tmp_path, mini_rubrics, golden, workers):
     settings, rubrics = mini_rubrics
+    settings = _with_workers(settings, workers)
     job = ScoreJob(str(mini / "tasks.jsonl"), str(mini / "candidates.jsonl"), rubrics,
                    "openai:gpt-4.1-mini", tmp_path / "run", runs=2)  # fmt: skip
     summary = await score(job, settings, export=tmp_path / "req.jsonl")
