@@ -7,7 +7,7 @@ the rest, so an interrupted run loses at most the calls in flight. Bad records a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,7 +157,7 @@ async def judge_all(
             judgement = await judge.judge(task, candidate, rubric, run)
         return judgement.model_copy(update={"patch_size": changed_line_count(candidate.patch)})
 
-    total = planned if planned is not None else len(work)  # type: ignore[arg-type]
+    total = planned if planned is not None else len(work) if isinstance(work, Sized) else 0
     workers = prompt_workers(judge, total)
     pool = PromptPool(judge.prompt_job(tasks, rubrics), workers) if workers else nullcontext()
     with JsonlAppender(judgements_path) as sink, pool:
