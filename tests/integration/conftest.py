@@ -38,3 +38,14 @@ async def mini_rubrics(mini, tmp_path):
     path = tmp_path / "r.jsonl"
     await generate_rubrics(RubricJob(str(mini / "tasks.jsonl"), "reference", path), settings)
     return settings, path
+
+
+@pytest.fixture
+def with_workers() -> Callable:
+    """`with_workers(settings, n)`: the settings with `judge.prompt_workers` set to n."""
+
+    def change(settings, workers: int):
+        judge = settings.judge.model_copy(update={"prompt_workers": workers})
+        return settings.model_copy(update={"judge": judge})
+
+    return change

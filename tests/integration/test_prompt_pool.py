@@ -30,8 +30,9 @@ from tests.scripted_llm import diff_reading_judge
 pytestmark = pytest.mark.integration
 
 
-async def test_a_bad_diff_is_reported_alike_with_and_without_workers(mini, tmp_path,
-                                                                     mini_rubrics):  # fmt: skip
+async def test_a_bad_diff_is_reported_alike_with_and_without_workers(
+    mini, tmp_path, mini_rubrics, with_workers
+):
     settings, rubrics = mini_rubrics
     rows = (mini / "candidates.jsonl").read_text().splitlines()
     broken = {**json.loads(rows[1]), "model_patch": "--- a/x\n+++ b/x\n@@ nonsense @@\n+x\n"}
@@ -40,9 +41,7 @@ async def test_a_bad_diff_is_reported_alike_with_and_without_workers(mini, tmp_p
     install_script("pool-errors", diff_reading_judge)
     reasons = {}
     for workers in (0, 2):
-        forced = settings.model_copy(
-            update={"judge": settings.judge.model_copy(update={"prompt_workers": workers})}
-        )
+        forced = with_workers(settings, workers)
         out = tmp_path / f"run{workers}"
         job = ScoreJob(str(mini / "tasks.jsonl"), str(candidates), rubrics,
                        "scripted:pool-errors", out)  # fmt: skip

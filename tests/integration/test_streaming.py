@@ -17,18 +17,12 @@ pytestmark = pytest.mark.integration
 WORKERS = pytest.mark.parametrize("workers", [0, 2], ids=["in-process", "two-prompt-workers"])
 
 
-def _with_workers(settings, workers: int):
-    return settings.model_copy(
-        update={"judge": settings.judge.model_copy(update={"prompt_workers": workers})}
-    )
-
-
 @WORKERS
 async def test_judgements_are_byte_identical_to_the_in_memory_version(
-    mini, tmp_path, mini_rubrics, golden, normalised, workers
+    mini, tmp_path, mini_rubrics, golden, normalised, workers, with_workers
 ):
     settings, rubrics = mini_rubrics
-    settings = _with_workers(settings, workers)
+    settings = with_workers(settings, workers)
     install_script("golden", diff_reading_judge)
     job = ScoreJob(str(mini / "tasks.jsonl"), str(mini / "candidates.jsonl"), rubrics,
                    "scripted:golden", tmp_path / "run", runs=2)  # fmt: skip
@@ -41,9 +35,11 @@ async def test_judgements_are_byte_identical_to_the_in_memory_version(
 
 
 @WORKERS
-async def test_exported_requests_are_byte_identical(mini, tmp_path, mini_rubrics, golden, workers):
+async def test_exported_requests_are_byte_identical(
+    mini, tmp_path, mini_rubrics, golden, workers, with_workers
+):
     settings, rubrics = mini_rubrics
-    settings = _with_workers(settings, workers)
+    settings = with_workers(settings, workers)
     job = ScoreJob(str(mini / "tasks.jsonl"), str(mini / "candidates.jsonl"), rubrics,
                    "openai:gpt-4.1-mini", tmp_path / "run", runs=2)  # fmt: skip
     summary = await score(job, settings, export=tmp_path / "req.jsonl")
